@@ -1,0 +1,3 @@
+from klipui.cli import main
+
+raise SystemExit(main())

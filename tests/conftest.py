@@ -1,0 +1,41 @@
+"""Shared fixtures: the real sample sessions and tool outputs, and a sealed-off user environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SAMPLES = FIXTURES / "samples"
+"""Real session files (copied from ../shared/samples; provenance in SOURCES.md)."""
+CORPUS = FIXTURES / "corpus"
+"""Real tool outputs (copied from ../shared/corpus), one folder a case with output.txt and meta.json."""
+
+
+def sample_files(agent: str | None = None) -> list[Path]:
+    """Every sample session file, or those of one agent folder (dsh, claude-code, codex, pi)."""
+    root = SAMPLES / agent if agent else SAMPLES
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "SOURCES.md")
+
+
+def corpus_cases() -> list[Path]:
+    """Every corpus case folder."""
+    return sorted(p for p in CORPUS.iterdir() if (p / "output.txt").is_file())
+
+
+@pytest.fixture(autouse=True)
+def sealed_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point every user directory klipui may touch at a fresh temporary home."""
+    home = tmp_path_factory.mktemp("home")
+    for name, sub in (
+        ("HOME", ""),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CONFIG_HOME", ".config"),
+        ("CLAUDE_CONFIG_DIR", ".claude"),
+        ("CODEX_HOME", ".codex"),
+        ("DSH_HOME", ".dsh"),
+    ):
+        monkeypatch.setenv(name, str(home / sub) if sub else str(home))
+    return home
