@@ -10,7 +10,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SAMPLES = FIXTURES / "samples"
 """Real session files (copied from ../shared/samples; provenance in SOURCES.md)."""
 CORPUS = FIXTURES / "corpus"
-"""Real tool outputs (copied from ../shared/corpus), one folder a case with output.txt and meta.json."""
+"""Real tool outputs (copied from ../shared/corpus): a folder a case, output.txt + meta.json."""
 
 
 def sample_files(agent: str | None = None) -> list[Path]:
