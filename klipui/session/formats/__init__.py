@@ -11,5 +11,25 @@ An adapter module exposes:
 - `raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]`: the native lines
   (without newline) for the kept events, untouched records copied byte for byte.
 
-`FORMATS` lists them in sniffing order: the most specific first, generic messages last.
+The lowering contract, shared by every format so that the clip engine and the app see one shape:
+
+- Each turn is wrapped in `turn/start {turn}` ... `turn/end {turn, reason: {kind: "completed"}}`
+  (synthetic for formats that lack them: `origin=None`, never raised). Events before the first
+  `turn/start` are header events.
+- `user/message`: `data = {id, role: "user", content: [blocks], source: {kind: "user"}}`.
+- `assistant/message`: `data = {turn, step, message: {id, role: "assistant", content: [blocks],
+  source: {kind: "model", model?}}, usage?}`.
+- `tool/call`: `data = {turn, step, callId, name, arguments}` (`arguments` a JSON string).
+- `tool/result`: `data = {turn, step, message: {id, role: "user", content: [{type: "tool-result",
+  toolCallId, content: [blocks], isError}], source: {kind: "tool", callId}}}` with
+  `sourceEventSeqs = [seq of its tool/call]`.
+- Blocks: `{type: "text", text}`, `{type: "reasoning", text}`, `{type: "tool-call", id, name,
+  arguments}`, `{type: "tool-result", ...}`, `{type: "image", mediaType, size}` (size in bytes of
+  the decoded data; the data itself stays in the raw record).
+- `session/title {title}`; compaction as `compaction/summary {summary}`; anything else becomes
+  `<format>/<record type>` with `ignorable=True` and the native record as `data`.
+- Native references (`tool_use_id`, `call_id`, `toolCallId`, `parentUuid`) become seq references in
+  `sourceEventSeqs` where the clip rules need them.
+
+`FORMATS` lists the adapters in sniffing order: the most specific first, generic messages last.
 """
