@@ -127,6 +127,8 @@ class Session:
     """Id or path of the session this one was clipped or forked from, when known."""
     compression: str | None = None
     """"zstd" for a `.jsonl.zstd` dsh file, else None."""
+    subagents: list[Path] = field(default_factory=list)
+    """Files of sub-agent sessions spawned from this one (Claude Code `agent-*.jsonl`, ...)."""
 
     @property
     def header_events(self) -> list[Event]:

@@ -1,0 +1,65 @@
+"""The contract between reducers and the pipeline.
+
+A reducer never renders output itself. It returns a `Plan`: the pieces of the input worth showing,
+in input order. The pipeline renders the plan, writes an exact omission marker for every gap
+between pieces, drops the least important pieces first while the result is over budget, and
+records which input lines each output line came from (`Shrunk.kept`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What is known about where a text came from; every field optional."""
+
+    tool: str | None = None
+    """The tool that produced it: "bash", "read", "grep", ..."""
+    command: str | None = None
+    """The shell command, for bash-like tools."""
+    path: str | None = None
+    """The file read, for read-like tools."""
+    query: str | None = None
+    """The agent's current goal, for the semantic reducer."""
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Limits the shrunk text must fit, spill footer included. 0 means no limit."""
+
+    max_chars: int = 50_000
+    max_lines: int = 2_000
+    max_line_chars: int = 0
+    """Cap on a single line (0: lines are never cut)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """Input lines `[start, end)` (0-based) kept verbatim."""
+
+    start: int
+    end: int
+    priority: int = 0
+    """Higher survives longer when the pipeline must drop pieces to fit the budget."""
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Lines written by the reducer that stand for input lines `[start, end)`, which are dropped.
+
+    For example `[x340] GET /health 200` for 340 identical lines, or `src/: 412 files` for a
+    directory listing. The pipeline counts the covered lines as omitted.
+    """
+
+    lines: tuple[str, ...]
+    start: int
+    end: int
+    priority: int = 0
+
+
+Piece = Keep | Summary
+Plan = list[Piece]
+"""Pieces in input order, not overlapping; input lines in no piece are omitted."""
