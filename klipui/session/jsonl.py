@@ -1,0 +1,349 @@
+"""Tolerant JSONL reading that never loses a good line, and atomic writing of new files.
+
+Reading: the whole (decompressed) file is read at once and cut at newlines; each line is decoded
+with orjson straight from a memoryview (no copy). A line that is not a JSON object becomes a
+`Problem(path, line, reason)` and the rest still loads. Transparently handled, without a problem:
+a UTF-8 byte order mark at the start, CRLF line ends, blank (whitespace-only) lines, lone UTF-16
+surrogate escapes (`"\\ud83d"`, written by JavaScript when it cuts an emoji in half; replaced by
+U+FFFD). zstd input (a series of independent frames, as the DeepSeek Harness writes) is detected
+by its magic bytes, not by the file name.
+
+Writing: `write_new` writes a temp file in the target folder and hard-links it into place, so a
+reader never sees half a file and an existing file is never overwritten (FileExistsError).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from klipui.session.model import Problem, Record
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+BOM = b"\xef\xbb\xbf"
+HEAD_BYTES = 256 * 1024
+"""Default bound of a head read (decompressed bytes)."""
+HEAD_LINES = 400
+_READ_CHUNK = 1 << 20
+_ZSTD_BATCH = 1 << 20
+"""Decompressed bytes per zstd frame after the header frame, when writing."""
+
+
+@dataclass(slots=True)
+class Loaded:
+    """A whole file read: its records, the problems met, and the decompressed bytes."""
+
+    records: list[Record]
+    problems: list[Problem]
+    compression: str | None
+    """"zstd" when the file was zstd-compressed, else None."""
+    data: bytes
+    """The decompressed content; `Record.offset/length` index it."""
+
+
+@dataclass(slots=True)
+class Head:
+    """A bounded read of the start of a file: the decoded values of its first complete lines."""
+
+    values: list[Any]
+    """Decoded values of the first good lines (objects only), in order."""
+    lines: int
+    """How many complete lines the head held (good, bad and blank)."""
+    complete: bool
+    """True when the head reached the end of the file (so the figures are exact)."""
+    compression: str | None
+    problems: list[Problem] = field(default_factory=list)
+
+
+def is_zstd(prefix: bytes) -> bool:
+    """True when `prefix` starts with the zstd frame magic number."""
+    return prefix[:4] == ZSTD_MAGIC
+
+
+def read_bytes(path: Path) -> tuple[bytes, str | None, str | None]:
+    """The content of `path` (decompressed when it is zstd), the compression, and a problem.
+
+    Data that starts with the zstd magic but yields nothing is read as plain text, so that its
+    lines are reported one by one; a zstd stream that breaks later keeps what came before it.
+    """
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if is_zstd(data):
+        content, error = _decompress_all(data)
+        if content:
+            problem = f"zstd data broken after {len(content)} bytes: {error}" if error else None
+            return content, "zstd", problem
+    return data, None, None
+
+
+def _zstd_reader(source: BinaryIO | bytes) -> Any:
+    import zstandard
+
+    stream = source if not isinstance(source, bytes | bytearray) else _BytesSource(source)
+    return zstandard.ZstdDecompressor().stream_reader(stream, read_across_frames=True)
+
+
+class _BytesSource:
+    """A minimal readable over bytes (avoids copying into io.BytesIO)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._view = memoryview(data)
+        self._pos = 0
+
+    def read(self, size: int = -1) -> bytes:
+        end = len(self._view) if size < 0 else min(len(self._view), self._pos + size)
+        chunk = self._view[self._pos : end].tobytes()
+        self._pos = end
+        return chunk
+
+
+def _decompress_all(data: bytes) -> tuple[bytes, str | None]:
+    """Every frame of `data` concatenated (a truncated last frame gives what it holds), and the
+    error that stopped decompression, if any."""
+    import zstandard
+
+    parts: list[bytes] = []
+    reader = _zstd_reader(data)
+    error = None
+    try:
+        while chunk := reader.read(_READ_CHUNK * 8):
+            parts.append(chunk)
+    except zstandard.ZstdError as failure:
+        error = str(failure)
+    return b"".join(parts), error
+
+
+def decode_line(line: bytes | memoryview) -> Any:
+    """Decode one JSON line; raises ValueError with a short reason when it is not JSON."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        first_error = error
+    raw = bytes(line)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"invalid UTF-8 at byte {error.start}") from None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise ValueError(f"invalid JSON: {_short_reason(first_error)}") from None
+    # Here for lone surrogate escapes or integers beyond 64 bits, which only the stdlib takes.
+    return _without_lone_surrogates(value) if "\\u" in text else value
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """`value` with every lone UTF-16 surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _short_reason(error: Exception) -> str:
+    return str(error).split("\n", 1)[0]
+
+
+def _kind_name(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"
+
+
+def parse_lines(
+    data: bytes, path: str, *, start: int = 0, limit: int | None = None
+) -> tuple[list[Record], list[Problem], int, int]:
+    """Cut `data` into lines from byte `start` and decode them.
+
+    Returns (records, problems, lines seen, end offset). With `limit`, stops after that many
+    lines; a last line without a newline counts only when the whole of `data` was meant to be
+    read (`limit` None), and is then reported as truncated when it does not decode.
+    """
+    records: list[Record] = []
+    problems: list[Problem] = []
+    view = memoryview(data)
+    loads = orjson.loads
+    find = data.find
+    size = len(data)
+    pos = start
+    if pos == 0 and data.startswith(BOM):
+        pos = len(BOM)
+    number = 0
+    while pos < size and (limit is None or number < limit):
+        end = find(b"\n", pos)
+        has_newline = end >= 0
+        if not has_newline:
+            if limit is not None:
+                break
+            end = size
+        number += 1
+        stop = end - 1 if end > pos and data[end - 1] == 13 else end
+        try:
+            value = loads(view[pos:stop])
+        except orjson.JSONDecodeError:
+            value = _slow_line(view[pos:stop], path, number, has_newline, problems)
+            if value is None:
+                pos = end + 1
+                continue
+        if type(value) is dict:
+            records.append(Record(number, pos, stop - pos, value))
+        else:
+            problems.append(Problem(path, number, f"not a JSON object ({_kind_name(value)})"))
+        pos = end + 1
+    return records, problems, number, min(pos, size)
+
+
+def _slow_line(
+    line: memoryview, path: str, number: int, has_newline: bool, problems: list[Problem]
+) -> Any:
+    """Decode a line orjson refused: blank, surrogates, or bad (then a Problem and None)."""
+    raw = bytes(line)
+    if not raw.strip():
+        return None
+    try:
+        value = decode_line(raw)
+    except ValueError as error:
+        reason = str(error)
+        if not has_newline:
+            reason = f"truncated last line (no newline; still being written?): {reason}"
+        problems.append(Problem(path, number, reason))
+        return None
+    if value is None:
+        problems.append(Problem(path, number, "not a JSON object (null)"))
+    return value
+
+
+def read_jsonl(path: Path | str) -> Loaded:
+    """Read a whole JSONL file (zstd or plain): every good line a Record, each bad one a Problem."""
+    path = Path(path)
+    data, compression, broken = read_bytes(path)
+    records, problems, _, _ = parse_lines(data, str(path))
+    if broken:
+        problems.append(Problem(str(path), 0, broken))
+    return Loaded(records, problems, compression, data)
+
+
+def read_head(path: Path | str, max_bytes: int = HEAD_BYTES, max_lines: int = HEAD_LINES) -> Head:
+    """The first complete lines of a file, reading at most about `max_bytes` (decompressed).
+
+    A first line longer than `max_bytes` is read on up to 16× the bound so that a header with a
+    large first message still yields its values.
+    """
+    path = Path(path)
+    with open(path, "rb") as handle:
+        compression = "zstd" if is_zstd(handle.read(4)) else None
+        handle.seek(0)
+        try:
+            data, eof = _read_bounded(_zstd_reader(handle) if compression else handle, max_bytes)
+        except Exception:
+            if not compression:
+                raise
+            data, eof = b"", False
+        if compression and not data:
+            compression = None
+            handle.seek(0)
+            data, eof = _read_bounded(handle, max_bytes)
+    records, problems, lines, _ = parse_lines(data, str(path), limit=None if eof else max_lines)
+    return Head([r.value for r in records], lines, eof, compression, problems)
+
+
+def _read_bounded(source: Any, max_bytes: int) -> tuple[bytes, bool]:
+    """At least `max_bytes` from `source` (up to 16× that while no newline came), and whether
+    the end was reached."""
+    data = bytearray()
+    target, cap = max_bytes, max_bytes * 16
+    while True:
+        chunk = source.read(target - len(data))
+        if not chunk:
+            return bytes(data), True
+        data += chunk
+        if len(data) >= target:
+            if b"\n" in data or target >= cap:
+                return bytes(data), False
+            target = min(target * 2, cap)
+
+
+def write_new(path: Path | str, lines: Iterable[bytes], *, compression: str | None = None) -> int:
+    """Write `lines` (each without its newline) as a new file at `path`, atomically.
+
+    The content goes to a temp file in the same folder, then is hard-linked into place, so the
+    target appears whole or not at all and an existing file is never replaced (FileExistsError).
+    With `compression="zstd"` the first frame holds only the first (header) line and the rest
+    follows in independent frames of about 1 MB, as the DeepSeek Harness writes. Returns the
+    number of bytes written.
+    """
+    path = Path(path)
+    if path.exists():
+        raise FileExistsError(f"{path}: already exists")
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    temp = Path(temp_name)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            chunks = _zstd_frames(lines) if compression == "zstd" else _plain(lines)
+            written = 0
+            for chunk in chunks:
+                out.write(chunk)
+                written += len(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+        _link_into_place(temp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+    return written
+
+
+def _link_into_place(temp: Path, path: Path) -> None:
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        raise FileExistsError(f"{path}: already exists") from None
+    except OSError:
+        # No hard links on this file system: claim the name exclusively, then replace our claim.
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        os.close(fd)
+        os.replace(temp, path)
+
+
+def _plain(lines: Iterable[bytes]) -> Iterator[bytes]:
+    batch: list[bytes] = []
+    size = 0
+    for line in lines:
+        batch.append(line)
+        size += len(line) + 1
+        if size >= _ZSTD_BATCH:
+            yield b"\n".join(batch) + b"\n"
+            batch, size = [], 0
+    if batch:
+        yield b"\n".join(batch) + b"\n"
+
+
+def _zstd_frames(lines: Iterable[bytes]) -> Iterator[bytes]:
+    import zstandard
+
+    compressor = zstandard.ZstdCompressor(write_content_size=True)
+    iterator = iter(lines)
+    for first in iterator:
+        yield compressor.compress(first + b"\n")
+        break
+    for batch in _plain(iterator):
+        yield compressor.compress(batch)

@@ -1,0 +1,166 @@
+"""The tolerant JSONL reader and the atomic writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+import zstandard
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from klipui.session.jsonl import read_head, read_jsonl, write_new
+
+
+def write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def test_every_kind_of_bad_line(tmp_path: Path) -> None:
+    big = {"type": "tool", "text": "x" * (10 * 1024 * 1024)}
+    lines = [
+        b'\xef\xbb\xbf{"n": 1}\r',  # BOM + CRLF
+        b"",  # blank
+        b"   ",  # blank
+        b"[1, 2]",  # not an object
+        b'"text"',
+        b"null",
+        b'{"n": 2',  # invalid JSON
+        b'{"n": "\xff\xfe"}',  # invalid UTF-8
+        orjson.dumps(big),  # 10 MB line
+        b'{"n": "half \\ud83d emoji"}',  # lone surrogate escape, as JavaScript writes it
+        b'{"n": 3, "big": 123456789012345678901234567890}\r',
+        b'{"n": 4, "cut',  # truncated last line, no newline
+    ]
+    path = write(tmp_path / "s.jsonl", b"\n".join(lines))
+    loaded = read_jsonl(path)
+    assert [r.line for r in loaded.records] == [1, 9, 10, 11]
+    assert loaded.records[0].value == {"n": 1}
+    assert loaded.records[1].value == big
+    assert loaded.records[2].value == {"n": "half \ufffd emoji"}
+    for record in loaded.records:
+        raw = loaded.data[record.offset : record.offset + record.length]
+        assert json.loads(raw) is not None
+        assert not raw.endswith(b"\r")
+    assert [(p.line, p.path) for p in loaded.problems] == [
+        (n, str(path)) for n in (4, 5, 6, 7, 8, 12)
+    ]
+    reasons = [p.reason for p in loaded.problems]
+    assert "array" in reasons[0] and "string" in reasons[1] and "null" in reasons[2]
+    assert reasons[3].startswith("invalid JSON")
+    assert "UTF-8" in reasons[4]
+    assert reasons[5].startswith("truncated last line")
+    assert str(loaded.problems[0]).startswith(f"{path}:4: ")
+
+
+def test_complete_last_line_without_newline_loads(tmp_path: Path) -> None:
+    loaded = read_jsonl(write(tmp_path / "s.jsonl", b'{"a": 1}\n{"b": 2}'))
+    assert [r.value for r in loaded.records] == [{"a": 1}, {"b": 2}]
+    assert loaded.problems == []
+
+
+def test_zstd_frames_are_read_by_content(tmp_path: Path) -> None:
+    compressor = zstandard.ZstdCompressor()
+    frames = compressor.compress(b'{"h": 1}\n') + compressor.compress(b'{"e": 1}\n{"e": 2}\n')
+    path = write(tmp_path / "named-plain.jsonl", frames)
+    loaded = read_jsonl(path)
+    assert loaded.compression == "zstd"
+    assert [r.value for r in loaded.records] == [{"h": 1}, {"e": 1}, {"e": 2}]
+    head = read_head(path)
+    assert head.values == [{"h": 1}, {"e": 1}, {"e": 2}] and head.complete
+
+
+def test_truncated_zstd_keeps_what_it_can(tmp_path: Path) -> None:
+    compressor = zstandard.ZstdCompressor()
+    body = b"".join(b'{"e": %d}\n' % i for i in range(50))
+    frames = compressor.compress(b'{"h": 1}\n') + compressor.compress(body)
+    loaded = read_jsonl(write(tmp_path / "s.jsonl.zstd", frames[:-4]))
+    assert loaded.records[0].value == {"h": 1}
+    assert all(r.value == {"e": r.line - 2} for r in loaded.records[1:])
+
+
+def test_head_read_is_bounded(tmp_path: Path) -> None:
+    lines = [orjson.dumps({"i": i, "pad": "p" * 100}) for i in range(20_000)]
+    path = write(tmp_path / "s.jsonl", b"\n".join(lines) + b"\n")
+    head = read_head(path, max_bytes=64 * 1024, max_lines=50)
+    assert not head.complete
+    assert [v["i"] for v in head.values] == list(range(50))
+    head = read_head(path, max_bytes=64 * 1024, max_lines=10_000)
+    assert 0 < len(head.values) < 1000
+    assert head.values[-1]["i"] == len(head.values) - 1
+
+
+def test_head_read_reaches_past_a_long_first_line(tmp_path: Path) -> None:
+    first = orjson.dumps({"first": "f" * 300_000})
+    path = write(tmp_path / "s.jsonl", first + b'\n{"second": 1}\n' + b'{"x": 1}\n' * 100_000)
+    head = read_head(path, max_bytes=64 * 1024)
+    assert head.values[0] == {"first": "f" * 300_000}
+
+
+def test_write_new_is_atomic_and_never_overwrites(tmp_path: Path) -> None:
+    path = tmp_path / "out" / "child.jsonl"
+    write_new(path, [b'{"a": 1}', b'{"b": 2}'])
+    assert path.read_bytes() == b'{"a": 1}\n{"b": 2}\n'
+    with pytest.raises(FileExistsError):
+        write_new(path, [b'{"c": 3}'])
+    assert path.read_bytes() == b'{"a": 1}\n{"b": 2}\n'
+    assert sorted(p.name for p in path.parent.iterdir()) == ["child.jsonl"]
+
+
+def test_write_new_zstd_header_frame(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl.zstd"
+    lines = [b'{"type": "session"}'] + [b'{"seq": %d}' % i for i in range(1000)]
+    write_new(path, lines, compression="zstd")
+    data = path.read_bytes()
+    first_frame = zstandard.ZstdDecompressor().decompressobj()
+    assert first_frame.decompress(data) == b'{"type": "session"}\n'
+    loaded = read_jsonl(path)
+    assert loaded.compression == "zstd"
+    assert loaded.data == b"\n".join(lines) + b"\n"
+
+
+good_values = st.dictionaries(
+    st.text(max_size=5),
+    st.one_of(st.integers(-(2**63), 2**63 - 1), st.text(max_size=20), st.none()),
+    max_size=4,
+)
+
+
+def _is_object_line(raw: bytes) -> bool:
+    raw = raw.removeprefix(b"\xef\xbb\xbf")  # a BOM is skipped when the line is the first
+    try:
+        return isinstance(orjson.loads(raw.rstrip(b"\r")), dict)
+    except orjson.JSONDecodeError:
+        try:
+            return isinstance(json.loads(raw.decode("utf-8")), dict)
+        except ValueError:
+            return False
+
+
+garbage = (
+    st.binary(min_size=1, max_size=40)
+    .map(lambda b: b.replace(b"\n", b"#"))
+    .filter(lambda b: b.removeprefix(b"\xef\xbb\xbf").strip() and not _is_object_line(b))
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.one_of(good_values.map(lambda v: ("good", v)), garbage.map(lambda g: ("bad", g)))),
+    st.booleans(),
+)
+def test_garbage_never_costs_a_good_line(
+    tmp_path_factory: pytest.TempPathFactory, items: list[tuple[str, object]], newline_end: bool
+) -> None:
+    lines = [orjson.dumps(x) if kind == "good" else x for kind, x in items]
+    data = b"\n".join(lines) + (b"\n" if newline_end else b"")
+    path = tmp_path_factory.mktemp("g") / "s.jsonl"
+    path.write_bytes(data)
+    loaded = read_jsonl(path)
+    expected_good = [(n, x) for n, (kind, x) in enumerate(items, start=1) if kind == "good"]
+    expected_bad = [n for n, (kind, _) in enumerate(items, start=1) if kind == "bad"]
+    assert [(r.line, r.value) for r in loaded.records] == expected_good
+    assert [p.line for p in loaded.problems] == expected_bad
