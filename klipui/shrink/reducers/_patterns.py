@@ -1,0 +1,263 @@
+"""Shared machinery for the shape reducers: line indexing, sampling for detection, budget fitting.
+
+Reducers mark candidate pieces of the input (line ranges with a priority, or summary lines that
+stand for a range); `fit` picks the most important ones that fit the budget, counting the omission
+markers the pipeline will write for the gaps, and returns a plan in input order.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from itertools import accumulate
+
+from klipui.shrink.plan import Budget, Keep, Plan, Summary
+
+TOP = 100
+"""Summary lines of the tool itself (`10 failed, 684 passed`, `BUILD FAILURE`)."""
+HIGH = 80
+"""The headline of each problem: failure header, error line, exception message."""
+MID = 50
+"""Where it happened: locations, user frames, the code line."""
+LOW = 20
+"""Further detail of a problem: the rest of a failure body, notes."""
+FLOOR = 5
+"""Context worth showing only when there is room left."""
+
+MARKER_SLACK = 2
+"""Extra characters allowed per marker, in case the pipeline words it slightly longer."""
+
+
+class Lines:
+    """The input split into lines (CRLF and LF), with character offsets for regex hits."""
+
+    __slots__ = ("cost", "lines", "prefix", "starts", "text", "total_chars")
+
+    def __init__(self, text: str) -> None:
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+        self.text = text
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        self.lines: list[str] = lines
+        lengths = [len(line) + 1 for line in lines]
+        self.starts: list[int] = [0, *accumulate(lengths)]
+        """Offset in `text` where line i starts; starts[n] is the end."""
+        self.prefix = self.starts
+        self.total_chars = self.starts[-1]
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def line_at(self, offset: int) -> int:
+        """The index of the line holding character `offset` of the normalised text."""
+        return bisect_right(self.starts, offset) - 1
+
+    def chars(self, start: int, end: int) -> int:
+        """Characters of lines [start, end), newlines included."""
+        return self.starts[end] - self.starts[start]
+
+    def hits(self, pattern: re.Pattern[str]) -> list[int]:
+        """Indices of the lines where `pattern` matches (once a line, in order)."""
+        out: list[int] = []
+        last = -1
+        starts = self.starts
+        for m in pattern.finditer(self.text):
+            pos = m.start()
+            if out and pos < starts[last + 1]:
+                continue
+            last = bisect_right(starts, pos) - 1
+            out.append(last)
+        return out
+
+
+def sample(text: str, head: int = 12_000, tail: int = 6_000, windows: int = 3) -> list[str]:
+    """Whole lines from the head, the tail and a few middle windows of `text`.
+
+    The cost is independent of the length of `text`: detection looks at this sample only.
+    """
+    n = len(text)
+    if n <= head + tail + windows * 4_000:
+        return _split(text)
+    parts = [text[:head]]
+    width = 4_000
+    for k in range(1, windows + 1):
+        mid = n * k // (windows + 1)
+        parts.append(text[mid : mid + width])
+    parts.append(text[n - tail :])
+    lines: list[str] = []
+    for i, part in enumerate(parts):
+        chunk = _split(part)
+        if i > 0 and chunk:
+            chunk = chunk[1:]
+        if i < len(parts) - 1 and chunk:
+            chunk = chunk[:-1]
+        lines.extend(chunk)
+    return lines
+
+
+def _split(text: str) -> list[str]:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def command_matches(hint_command: str | None, pattern: re.Pattern[str]) -> bool:
+    """Whether the hint's command looks like the tools `pattern` names."""
+    return bool(hint_command) and pattern.search(hint_command or "") is not None
+
+
+@dataclass(slots=True)
+class Cand:
+    """A candidate piece: lines [start, end) with a priority, or summary lines standing for them."""
+
+    start: int
+    end: int
+    priority: int
+    summary: tuple[str, ...] | None = None
+
+
+def marker_cost(chars: int, lines: int) -> int:
+    """The characters of the omission marker line for a gap (newline included), plus slack."""
+    return len(f"... {chars:,} characters, {lines:,} lines omitted ...") + 1 + MARKER_SLACK
+
+
+class Fitter:
+    """Greedy selection of candidates by priority within a character and line budget."""
+
+    def __init__(self, lines: Lines, budget: Budget) -> None:
+        self.lines = lines
+        n = len(lines)
+        self.n = n
+        self.max_chars = budget.max_chars if budget.max_chars > 0 else 1 << 62
+        self.max_lines = budget.max_lines if budget.max_lines > 0 else 1 << 62
+        self.cap = budget.max_line_chars
+        # Selected pieces, sorted by start; sentinels at both ends make every gap interior.
+        self.sel_starts: list[int] = [-1, n]
+        self.sel: list[Cand] = [Cand(-1, 0, 1 << 30), Cand(n, n, 1 << 30)]
+        self.chars, self.nlines = self._gap(0, n)
+
+    def _range(self, start: int, end: int) -> tuple[int, int]:
+        chars = self.lines.chars(start, end)
+        if self.cap > 0:
+            longest = max((len(x) for x in self.lines.lines[start:end]), default=0)
+            if longest > self.cap:
+                chars = sum(min(len(x), self.cap + 24) + 1 for x in self.lines.lines[start:end])
+        return chars, end - start
+
+    def _gap(self, start: int, end: int) -> tuple[int, int]:
+        """Cost of the gap [start, end): nothing, the lines themselves when cheaper, or a marker."""
+        if end <= start:
+            return 0, 0
+        raw = self.lines.chars(start, end)
+        marker = marker_cost(raw, end - start)
+        if end - start <= 3:
+            chars, count = self._range(start, end)
+            if chars <= marker:
+                return chars, count
+        return marker, 1
+
+    def _filled(self, start: int, end: int) -> bool:
+        """Whether the gap [start, end) is cheaper shown than replaced by a marker."""
+        if not 0 < end - start <= 3:
+            return False
+        return self._range(start, end)[0] <= marker_cost(self.lines.chars(start, end), end - start)
+
+    def _cost(self, cand: Cand) -> tuple[int, int]:
+        if cand.summary is not None:
+            return sum(len(s) + 1 for s in cand.summary), len(cand.summary)
+        return self._range(cand.start, cand.end)
+
+    def room(self) -> int:
+        """Characters still free."""
+        return self.max_chars - self.chars
+
+    def try_add(self, cand: Cand) -> bool:
+        """Add `cand` when it fits and does not overlap a selected piece; report whether it did."""
+        if cand.end <= cand.start:
+            return False
+        i = bisect_left(self.sel_starts, cand.start)
+        left = self.sel[i - 1]
+        right = self.sel[i]
+        if left.end > cand.start or right.start < cand.end:
+            return False
+        gc, gl = self._gap(left.end, right.start)
+        ac, al = self._gap(left.end, cand.start)
+        bc, bl = self._gap(cand.end, right.start)
+        pc, pl = self._cost(cand)
+        chars = self.chars - gc + ac + bc + pc
+        count = self.nlines - gl + al + bl + pl
+        if chars > self.max_chars or count > self.max_lines:
+            return False
+        self.chars, self.nlines = chars, count
+        self.sel_starts.insert(i, cand.start)
+        self.sel.insert(i, cand)
+        return True
+
+    def add_all(self, cands: list[Cand]) -> None:
+        """Try every candidate, highest priority first (earlier first among equals)."""
+        for cand in sorted(cands, key=lambda c: (-c.priority, c.start)):
+            self.try_add(cand)
+
+    def gaps(self) -> list[tuple[int, int]]:
+        """The omitted ranges (before gap filling) between the selected pieces."""
+        out = []
+        for a, b in zip(self.sel, self.sel[1:], strict=False):
+            if b.start > a.end:
+                out.append((a.end, b.start))
+        return out
+
+    def plan(self) -> Plan:
+        """The selection as a plan, small gaps filled with the lines themselves."""
+        plan: Plan = []
+        pieces = self.sel[1:-1]
+        prev_end = 0
+        prev_priority = FLOOR
+        for cand in pieces:
+            if cand.start > prev_end and self._filled(prev_end, cand.start):
+                plan.append(Keep(prev_end, cand.start, min(prev_priority, cand.priority)))
+            if cand.summary is not None:
+                plan.append(Summary(cand.summary, cand.start, cand.end, cand.priority))
+            else:
+                plan.append(Keep(cand.start, cand.end, cand.priority))
+            prev_end = cand.end
+            prev_priority = cand.priority
+        if pieces and self.n > prev_end and self._filled(prev_end, self.n):
+            plan.append(Keep(prev_end, self.n, prev_priority))
+        return plan
+
+
+def finish(plan: Plan, n: int) -> Plan | None:
+    """Decline (None) when a plan keeps nothing or keeps every line verbatim."""
+    if not plan:
+        return None
+    kept = sum(p.end - p.start for p in plan if isinstance(p, Keep))
+    if kept >= n and all(isinstance(p, Keep) for p in plan):
+        return None
+    if not any(isinstance(p, Keep) for p in plan):
+        return None
+    return plan
+
+
+def runs(indices: list[int]) -> list[tuple[int, int]]:
+    """Maximal runs of consecutive line indices, as [start, end) ranges."""
+    out: list[tuple[int, int]] = []
+    for i in indices:
+        if out and out[-1][1] == i:
+            out[-1] = (out[-1][0], i + 1)
+        else:
+            out.append((i, i + 1))
+    return out
+
+
+_MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
+
+
+def template(line: str) -> str:
+    """A line with its numbers masked, for grouping repeats."""
+    return _MASK.sub("#", line)

@@ -1,0 +1,298 @@
+"""Test-runner output: every failure (header, message, location) and every summary line.
+
+Handles pytest, unittest, mocha, jest/vitest, cargo test, go test, the node test runner (TAP),
+Maven Surefire/JUnit and rspec. Failures are found anywhere in the output; passing tests and
+progress are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from klipui.shrink.plan import Budget, Hint, Plan
+from klipui.shrink.reducers._patterns import (
+    FLOOR,
+    HIGH,
+    LOW,
+    MID,
+    TOP,
+    Cand,
+    Fitter,
+    Lines,
+    command_matches,
+    finish,
+    sample,
+)
+
+name = "tests"
+
+_COMMAND = re.compile(
+    r"\b(?:pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|ava|tap|cargo\s+(?:test|nextest)"
+    r"|go\s+test|npm\s+(?:t|test|run\s+test\S*)|yarn\s+test|pnpm\s+test|rspec|phpunit|mvn|gradle"
+    r"|gradlew|dotnet\s+test|ctest|node\s+--test|bun\s+test|deno\s+test|test)\b"
+)
+
+_SUMMARY = re.compile(
+    r"^(?:"
+    r"=+ .*\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b.*=+"
+    r"|=+ (?:no tests ran|short test summary info)\b.*"
+    r"|(?:FAILED|ERROR) \S+"
+    r"|\s*\d+ (?:passing|failing|pending)\b"
+    r"|test result: (?:ok|FAILED)\."
+    r"|error: (?:\d+ targets? failed|test failed)"
+    r"|(?:\[\w+\] )?Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+$"
+    r"|\[(?:ERROR|INFO)\] (?:BUILD (?:FAILURE|SUCCESS)|Failures: ?$|Errors: ?$|Tests run:.*)"
+    r"|\[ERROR\] {3}\S.*"
+    r"|BUILD (?:FAILURE|SUCCESS(?:FUL)?|FAILED)\b"
+    r"|\s*Test (?:Suites|Files):? .*\d"
+    r"|\s*Tests:? .*\d+ (?:passed|failed|total)"
+    r"|Snapshots: .*\d"
+    r"|# (?:tests|suites|pass|fail|cancelled|skipped|todo) \d+"
+    r"|(?:ok|FAIL)\s+\S+\s+\(?[\d.]+m?s\)?"
+    r"|FAIL$"
+    r"|Ran \d+ tests? in "
+    r"|(?:OK|FAILED) \(.*\)"
+    r"|\d+ examples?, \d+ failures?"
+    r"|rspec \./\S+"
+    r"|Tests: \d+, Assertions: \d+"
+    r"|FAILURES!$"
+    r"|\d+ (?:passed|failed)(?:, \d+ \w+)*(?: in [\d.]+m?s)?$"
+    r")",
+    re.M,
+)
+
+_HEADER = re.compile(
+    r"^(?:"
+    r"(?P<pytest>_{3,} \S.* _{3,})$"
+    r"|(?P<mocha> {2}\d+\) \S.*)"
+    r"|(?P<cargo>---- \S+ stdout ----)$"
+    r"|(?P<go>\s*--- FAIL: \S+)"
+    r"|(?P<tap>\s*not ok \d+\b.*)"
+    r"|(?P<jest>\s*● \S.*)"
+    r"|(?P<vitest>\s*FAIL\s+\S+.* > .*)"
+    r"|(?P<surefire>(?:\[ERROR\] )?\S+.* <<< (?:FAILURE|ERROR)!)$"
+    r"|(?P<unittest>(?:FAIL|ERROR): \w+ \(.*\))"
+    r")",
+    re.M,
+)
+
+_SECTION = re.compile(r"^(?:={5,}|-{5,} Captured|failures:$|Failures:$)", re.M)
+
+_FAIL_LINE = re.compile(
+    r"^(?:\s*(?:[✗×✕✖]|FAIL(?:ED)?\b|not ok\b)|.*\s(?:FAILED|ERROR)\s*(?:\[\s*\d+%\])?$"
+    r"|test \S+.* \.\.\. FAILED$|.*<<< (?:FAILURE|ERROR)!$)",
+    re.M,
+)
+_PASS_LINE = re.compile(
+    r"^(?:\s*(?:[✓√✔]|PASS(?:ED)?\b|ok\s)|.*\sPASSED\b|test \S+.* \.\.\. ok$|\s*--- PASS:"
+    r"|\[INFO\] Tests run: \d+, Failures: 0)",
+)
+_STRONG = re.compile(
+    r"^(?:=+ .*\d+ (?:passed|failed)|\s*\d+ (?:passing|failing)|test result: "
+    r"|(?:\[\w+\] )?Tests run:"
+    r"|\s*Tests:? .*\d+ (?:passed|failed)|# (?:pass|fail) \d+|(?:ok|FAIL)\s+\S+\s+[\d.]+s"
+    r"|Ran \d+ tests? in |\d+ examples?, \d+ failures?|=+ FAILURES =+|Test Suites:)"
+)
+
+_PYTEST_E = re.compile(r"^E(?: |$)")
+_MESSAGE = re.compile(
+    r"^\s*(?:[\w.$]*(?:Error|Exception|Failure|Failed|Fault)\b[:\s!]|Error:|panic:"
+    r"|thread '.*' panicked"
+    r"|.*\bpanicked at\b|note: test did not panic|AssertionError|assertion\b.*\bfailed"
+    r"|(?:error|message|failureType):\s|Expected\b|expect\(|E {3})"
+)
+_DETAIL = re.compile(
+    r"^\s*(?:left|right|expected|actual|received|Expected|Received|Difference|diff)\s*:"
+    r"|^\s*[+-] (?:expected|actual)\b|^\s*>\s*\d+\s*\||^\s*❯ \S+:\d+|^>\s"
+)
+_LOCATION = re.compile(r"^\s*(?:\S+\.\w+:\d+(?::\d+)?:?(?:\s|$)|location:|at \S+:\d+|--> )")
+_FRAME = re.compile(r"^\s*(?:at\s|\d+: |\t?at |File \"|from \S+:\d+|\S+\.go:\d+)")
+_FOREIGN = re.compile(
+    r"node_modules|node:internal|internal/|<anonymous>|/rustc/|\b(?:core|std|alloc)::"
+    r"|java\.base/|org\.junit|org\.apache\.maven|sun\.reflect|jdk\.internal|site-packages"
+    r"|/usr/lib/|runtime/|testing\.go|__rust_|rust_begin_unwind"
+)
+
+_MAX_BLOCK = 400
+
+
+def detect(text: str, hint: Hint) -> bool:
+    """A summary line of a test runner plus pass/fail lines, or a test command with results."""
+    lines = sample(text)
+    if len(lines) < 3:
+        return False
+    strong = passes = fails = 0
+    for line in lines:
+        if _STRONG.match(line):
+            strong += 1
+        elif _PASS_LINE.match(line):
+            passes += 1
+        elif _FAIL_LINE.match(line):
+            fails += 1
+    if strong and passes + fails >= 1:
+        return True
+    if strong >= 2:
+        return True
+    if command_matches(hint.command, _COMMAND) and passes + fails >= 2:
+        return True
+    return passes + fails >= 8 and passes + fails >= len(lines) * 0.3
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    """Keep the summary lines and each failure, most important parts first."""
+    lines = Lines(text)
+    n = len(lines)
+    if n == 0:
+        return None
+    priority: dict[int, int] = {}
+
+    def mark(i: int, p: int) -> None:
+        if priority.get(i, -1) < p:
+            priority[i] = p
+
+    summary_lines = lines.hits(_SUMMARY)
+    for i in summary_lines:
+        mark(i, TOP)
+    for i in lines.hits(_SECTION):
+        mark(i, MID)
+
+    headers: list[tuple[int, str]] = []
+    for m in _HEADER.finditer(lines.text):
+        kind = m.lastgroup or ""
+        i = lines.line_at(m.start())
+        if kind == "surefire" and "Tests run:" in lines.lines[i]:
+            continue
+        headers.append((i, kind))
+    stops = sorted({i for i, _ in headers} | set(summary_lines) | set(lines.hits(_SECTION)))
+    _mark_blocks(lines, headers, stops, mark)
+
+    if not headers:
+        for i in lines.hits(_FAIL_LINE):
+            mark(i, MID)
+            for j in range(i + 1, min(n, i + 6)):
+                mark(j, LOW)
+    else:
+        for i in lines.hits(_FAIL_LINE):
+            mark(i, LOW)
+
+    if not priority:
+        return None
+    cands = [Cand(i, i + 1, p) for i, p in priority.items()]
+    fitter = Fitter(lines, budget)
+    fitter.add_all(cands)
+    return finish(fitter.plan(), n)
+
+
+def _mark_blocks(lines: Lines, headers: list[tuple[int, str]], stops: list[int], mark) -> None:
+    """Give each line of each failure block its priority."""
+    from bisect import bisect_right
+
+    text_lines = lines.lines
+    n = len(text_lines)
+    for start, kind in headers:
+        k = bisect_right(stops, start)
+        end = stops[k] if k < len(stops) else n
+        end = min(end, start + _MAX_BLOCK, n)
+        mark(start, HIGH)
+        if kind == "surefire" or kind == "mocha":
+            end = _until_blank_run(text_lines, start + 1, end, 2 if kind == "mocha" else 1)
+        elif kind == "go" or kind == "tap":
+            end = _until_dedent(text_lines, start, end, yaml=kind == "tap")
+        if kind == "pytest":
+            _mark_pytest(text_lines, start + 1, end, mark)
+            continue
+        seen_message = False
+        seen_location = False
+        seen_frame = False
+        after_panic = False
+        for i in range(start + 1, end):
+            line = text_lines[i]
+            stripped = line.strip()
+            if not stripped:
+                mark(i, FLOOR)
+                continue
+            if after_panic:
+                mark(i, HIGH)
+                after_panic = False
+                continue
+            if "panicked at" in line:
+                mark(i, HIGH)
+                after_panic = True
+                continue
+            if _FRAME.match(line):
+                if not seen_frame and not _FOREIGN.search(line):
+                    mark(i, MID)
+                    seen_frame = True
+                else:
+                    mark(i, FLOOR)
+                continue
+            if _MESSAGE.match(line):
+                mark(i, HIGH if not seen_message else MID)
+                seen_message = True
+                continue
+            if _DETAIL.match(line):
+                mark(i, MID)
+                continue
+            if _LOCATION.match(line):
+                mark(i, MID if not seen_location else LOW)
+                seen_location = True
+                continue
+            mark(i, LOW)
+
+
+_PYTEST_LOCATION = re.compile(r"^\S+:\d+: ")
+
+
+def _mark_pytest(lines: list[str], start: int, end: int, mark) -> None:
+    """A pytest failure section: the final exception and its location first, then the chain."""
+    e_runs: list[int] = []
+    locations: list[int] = []
+    previous_e = False
+    for i in range(start, end):
+        line = lines[i]
+        if _PYTEST_E.match(line):
+            if not previous_e:
+                e_runs.append(i)
+                mark(i, MID)
+            else:
+                mark(i, LOW if line.strip() != "E" else FLOOR)
+            previous_e = True
+            continue
+        previous_e = False
+        if _PYTEST_LOCATION.match(line):
+            locations.append(i)
+            mark(i, LOW)
+        elif line.startswith(">"):
+            mark(i, LOW)
+        else:
+            mark(i, FLOOR)
+    if e_runs:
+        mark(e_runs[-1], HIGH)
+    if locations:
+        mark(locations[-1], MID)
+
+
+def _until_blank_run(lines: list[str], start: int, end: int, run: int) -> int:
+    blanks = 0
+    for i in range(start, end):
+        if not lines[i].strip():
+            blanks += 1
+            if blanks >= run and i > start:
+                return i
+        else:
+            blanks = 0
+    return end
+
+
+def _until_dedent(lines: list[str], header: int, end: int, yaml: bool) -> int:
+    first = lines[header]
+    indent = len(first) - len(first.lstrip())
+    for i in range(header + 1, end):
+        line = lines[i]
+        if not line.strip():
+            continue
+        if yaml and line.strip() == "...":
+            return i + 1
+        if len(line) - len(line.lstrip()) <= indent:
+            return i
+    return end
