@@ -129,6 +129,18 @@ class Session:
     """"zstd" for a `.jsonl.zstd` dsh file, else None."""
     subagents: list[Path] = field(default_factory=list)
     """Files of sub-agent sessions spawned from this one (Claude Code `agent-*.jsonl`, ...)."""
+    raw: bytes | None = None
+    """The decompressed file content that `Record.offset/length` index (set by `open_session`)."""
+
+    def record_bytes(self, index: int) -> bytes:
+        """The native bytes of record `index`, without newline: copied from `raw` when it is
+        there, else the record's value re-encoded as compact JSON."""
+        record = self.records[index]
+        if self.raw is not None:
+            return self.raw[record.offset : record.offset + record.length]
+        import orjson
+
+        return orjson.dumps(record.value)
 
     @property
     def header_events(self) -> list[Event]:
