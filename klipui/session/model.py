@@ -129,7 +129,7 @@ class Session:
     """"zstd" for a `.jsonl.zstd` dsh file, else None."""
     subagents: list[Path] = field(default_factory=list)
     """Files of sub-agent sessions spawned from this one (Claude Code `agent-*.jsonl`, ...)."""
-    raw: bytes | None = None
+    raw: bytes | None = field(default=None, repr=False)
     """The decompressed file content that `Record.offset/length` index (set by `open_session`)."""
 
     def record_bytes(self, index: int) -> bytes:
