@@ -1,0 +1,321 @@
+"""Shared lowering helpers for formats without native turns (pi, generic messages).
+
+`EventLog` appends events with contiguous seqs, wraps turns in synthetic `turn/start` /
+`turn/end` events (origin None), numbers steps, and resolves tool results to the seq of their
+`tool/call`. The other helpers turn native values (ISO times, base64 images, arguments) into
+the lowered shapes of the contract in `klipui.session.formats`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from klipui.session.model import Event, Record, Session
+
+_STOP_REASONS = {
+    "aborted": "aborted",
+    "error": "error",
+    "length": "max-tokens",
+    "max_tokens": "max-tokens",
+}
+
+
+def iso_to_ms(value: Any) -> int | None:
+    """Epoch milliseconds of an ISO 8601 time string (None when it is not one)."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    return int(moment.timestamp() * 1000)
+
+
+def as_ms(value: Any) -> int | None:
+    """Epoch milliseconds from a number (ms) or an ISO string."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return int(value)
+    return iso_to_ms(value)
+
+
+def json_text(value: Any) -> str:
+    """`value` as a compact JSON string (a string stays as it is)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return str(value)
+
+
+def base64_size(data: Any) -> int:
+    """Bytes that a base64 string decodes to (0 when it is not a string)."""
+    if not isinstance(data, str):
+        return 0
+    body = data.strip()
+    padding = len(body) - len(body.rstrip("="))
+    return max(0, len(body) * 3 // 4 - padding)
+
+
+def data_url_image(url: str) -> dict[str, Any]:
+    """An image block for a `data:` URL or a plain URL."""
+    if url.startswith("data:"):
+        head, _, payload = url.partition(",")
+        media = head[5:].split(";", 1)[0] or "application/octet-stream"
+        size = base64_size(payload) if ";base64" in head else len(payload)
+        return {"type": "image", "mediaType": media, "size": size}
+    return {"type": "image", "mediaType": "", "size": 0, "url": url}
+
+
+def decoded_size(data: str) -> int:
+    """Exact decoded size of base64 `data` when it decodes, else the estimate."""
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except (binascii.Error, ValueError):
+        return base64_size(data)
+
+
+def text_blocks(content: Any) -> list[dict[str, Any]]:
+    """A string content as one text block (an empty string gives none)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return []
+
+
+class EventLog:
+    """Builds the event list of a session, turn by turn.
+
+    Between turns nothing is open; `start_turn` closes the previous turn (its `turn/end`
+    placed just before the new `turn/start`, so every event after a prompt belongs to that
+    prompt's turn). `finish` closes the last turn only when it looks finished.
+    """
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.turn = 0
+        self.step = 0
+        self._open = False
+        self._calls: dict[str, int] = {}
+        self._pending: set[str] = set()
+        self._answered = False
+        self._stop: str | None = None
+        self._stop_detail: str | None = None
+        self._last_time: int | None = None
+
+    def add(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        time: int | None,
+        origin: int | None,
+        ignorable: bool = False,
+        sources: list[int] | None = None,
+    ) -> Event:
+        """Append one event with the next seq."""
+        event = Event(
+            type=kind,
+            seq=len(self.events),
+            time=time,
+            data=data,
+            source_event_seqs=sources,
+            ignorable=ignorable,
+            origin=origin,
+        )
+        self.events.append(event)
+        if time is not None:
+            self._last_time = time
+        return event
+
+    def start_turn(self, time: int | None) -> None:
+        """Close the open turn and open the next one."""
+        self._close(time, final=False)
+        self.turn += 1
+        self.step = 0
+        self._open = True
+        self._pending.clear()
+        self._answered = False
+        self._stop = self._stop_detail = None
+        self.add("turn/start", {"turn": self.turn}, time=time, origin=None)
+
+    def next_step(self) -> int:
+        """Number the next model step of the open turn."""
+        self.step += 1
+        return self.step
+
+    def user(
+        self,
+        message_id: str,
+        content: list[dict[str, Any]],
+        *,
+        kind: str,
+        time: int | None,
+        origin: int,
+        **extra: Any,
+    ) -> Event:
+        """A `user/message`; a real prompt (`kind` "user") opens a new turn first."""
+        if kind == "user":
+            self.start_turn(time)
+        source: dict[str, Any] = {"kind": kind, **extra}
+        data = {"id": message_id, "role": "user", "content": content, "source": source}
+        return self.add("user/message", data, time=time, origin=origin)
+
+    def assistant(
+        self,
+        message_id: str,
+        content: list[dict[str, Any]],
+        *,
+        time: int | None,
+        origin: int,
+        model: str | None = None,
+        provider: str | None = None,
+        usage: Any = None,
+        stop: str | None = None,
+        stop_detail: str | None = None,
+    ) -> Event:
+        """An `assistant/message` as a new step; `stop` is the native stop reason."""
+        step = self.next_step()
+        source: dict[str, Any] = {"kind": "model"}
+        if provider:
+            source["provider"] = provider
+        if model:
+            source["model"] = model
+        data: dict[str, Any] = {
+            "turn": self.turn,
+            "step": step,
+            "message": {
+                "id": message_id,
+                "role": "assistant",
+                "content": content,
+                "source": source,
+            },
+        }
+        if usage is not None:
+            data["usage"] = usage
+        self._stop, self._stop_detail = stop, stop_detail
+        calls = any(block.get("type") == "tool-call" for block in content)
+        self._answered = not calls and stop != "toolUse"
+        return self.add("assistant/message", data, time=time, origin=origin)
+
+    def call(
+        self,
+        call_id: str,
+        name: str,
+        arguments: str,
+        *,
+        time: int | None,
+        origin: int,
+        by_user: bool = False,
+        **extra: Any,
+    ) -> Event:
+        """A `tool/call` of the current step (`by_user`: a command the user ran, no model step)."""
+        data = {
+            "turn": self.turn,
+            "step": self.step,
+            "callId": call_id,
+            "name": name,
+            "arguments": arguments,
+            **extra,
+        }
+        event = self.add("tool/call", data, time=time, origin=origin)
+        self._calls[call_id] = event.seq
+        if not by_user:
+            self._pending.add(call_id)
+            self._answered = False
+        return event
+
+    def result(
+        self,
+        result_id: str,
+        call_id: str,
+        content: list[dict[str, Any]],
+        *,
+        is_error: bool,
+        time: int | None,
+        origin: int,
+        **extra: Any,
+    ) -> Event:
+        """A `tool/result` citing the seq of its `tool/call` (no citation when there is none)."""
+        call_seq = self._calls.get(call_id)
+        block = {
+            "type": "tool-result",
+            "toolCallId": call_id,
+            "content": content,
+            "isError": is_error,
+        }
+        data = {
+            "turn": self.turn,
+            "step": self.step,
+            "message": {
+                "id": result_id,
+                "role": "user",
+                "content": [block],
+                "source": {"kind": "tool", "callId": call_id},
+            },
+            **extra,
+        }
+        self._pending.discard(call_id)
+        sources = [call_seq] if call_seq is not None else None
+        return self.add("tool/result", data, time=time, origin=origin, sources=sources)
+
+    def call_seq(self, call_id: str) -> int | None:
+        """Seq of the latest `tool/call` with this id."""
+        return self._calls.get(call_id)
+
+    def finish(self) -> list[Event]:
+        """Close the last turn when it looks finished, and return the events."""
+        self._close(self._last_time, final=True)
+        return self.events
+
+    def _close(self, time: int | None, *, final: bool) -> None:
+        if not self._open:
+            return
+        self._open = False
+        kind = _STOP_REASONS.get(self._stop or "")
+        if kind is None:
+            if self._answered and not self._pending:
+                kind = "completed"
+            elif final:
+                return
+            else:
+                kind = "interrupted"
+        reason: dict[str, Any] = {"kind": kind}
+        if kind == "error" and self._stop_detail:
+            reason["error"] = {"message": self._stop_detail}
+        self.add("turn/end", {"turn": self.turn, "reason": reason}, time=time, origin=None)
+
+
+def read_raw_lines(session: Session, indexes: Sequence[int]) -> dict[int, bytes]:
+    """The exact bytes of the records at `indexes` (no newline), read from the session file."""
+    wanted = sorted(set(indexes))
+    if not wanted:
+        return {}
+    out: dict[int, bytes] = {}
+    with Path(session.path).open("rb") as handle:
+        for index in wanted:
+            record: Record = session.records[index]
+            handle.seek(record.offset)
+            out[index] = handle.read(record.length)
+    return out
+
+
+def first_seen_origins(events: Sequence[Event]) -> Iterator[int]:
+    """The distinct origins of `events`, in order of first appearance."""
+    seen: set[int] = set()
+    for event in events:
+        origin = event.origin
+        if origin is None or origin in seen:
+            continue
+        seen.add(origin)
+        yield origin

@@ -1,0 +1,409 @@
+"""pi sessions: sniffing, lowering (v1 samples, generated v2/v3 trees), raising, round trips."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from klipui.session.formats import pi
+from klipui.session.jsonl import read_jsonl
+from klipui.session.model import Session
+from tests.conftest import sample_files
+
+PI_SAMPLES = sample_files("pi")
+
+
+def load(path: Path) -> Session:
+    loaded = read_jsonl(path)
+    return pi.lower(path, loaded.records, loaded.problems)
+
+
+def raised(session: Session, events: list | None = None) -> bytes:
+    lines = list(pi.raise_records(session, session.events if events is None else events))
+    return b"".join(line + b"\n" for line in lines)
+
+
+def write(path: Path, values: list[dict[str, Any]]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(v) + b"\n" for v in values))
+    return path
+
+
+def check_invariants(session: Session) -> None:
+    """Seqs contiguous; results cite an earlier call with their id; turns well bracketed."""
+    calls: dict[int, str] = {}
+    for position, event in enumerate(session.events):
+        assert event.seq == position
+        if event.type == "tool/call":
+            calls[event.seq] = event.data["callId"]
+        if event.type == "tool/result" and event.source_event_seqs is not None:
+            (cited,) = event.source_event_seqs
+            assert cited < event.seq
+            assert calls[cited] == event.data["message"]["source"]["callId"]
+        if event.type in ("turn/start", "turn/end"):
+            assert event.origin is None
+    for number, turn in enumerate(session.turns, 1):
+        assert turn.number == number
+        assert session.events[turn.start].type == "turn/start"
+        assert session.events[turn.start].data["turn"] == number
+
+
+def test_samples_are_present() -> None:
+    assert len(PI_SAMPLES) == 2
+
+
+@pytest.mark.parametrize("path", PI_SAMPLES, ids=lambda p: p.name)
+def test_sample_round_trip_is_byte_identical(path: Path) -> None:
+    session = load(path)
+    assert session.problems == []
+    assert raised(session) == path.read_bytes()
+    check_invariants(session)
+
+
+@pytest.mark.parametrize("path", PI_SAMPLES, ids=lambda p: p.name)
+def test_sample_lowering_matches_records(path: Path) -> None:
+    session = load(path)
+    values = [r.value for r in session.records]
+    assert pi.sniff(values[:5])
+    roles = [v["message"]["role"] for v in values if v.get("type") == "message"]
+    prompts = roles.count("user")
+    assert len(session.turns) == prompts
+    assert sum(t.tool_calls for t in session.turns) == sum(
+        1
+        for v in values
+        if v.get("type") == "message"
+        for b in v["message"].get("content") or []
+        if isinstance(b, dict) and b.get("type") == "toolCall"
+    ) + roles.count("bashExecution")
+    results = [e for e in session.events if e.type == "tool/result"]
+    assert len(results) == roles.count("toolResult") + roles.count("bashExecution")
+    assert all(e.source_event_seqs for e in results)
+    header = values[0]
+    assert session.session_id == header["id"] and session.cwd == header["cwd"]
+    thinking = sum(
+        1
+        for v in values
+        if v.get("type") == "message" and v["message"]["role"] == "assistant"
+        for b in v["message"]["content"]
+        if b.get("type") == "thinking"
+    )
+    reasoning = sum(
+        1
+        for e in session.events
+        if e.type == "assistant/message"
+        for b in e.data["message"]["content"]
+        if b["type"] == "reasoning"
+    )
+    assert reasoning == thinking
+
+
+def test_compaction_and_bash_execution_in_sample() -> None:
+    path = next(p for p in PI_SAMPLES if "compaction" in p.name)
+    session = load(path)
+    summaries = [e for e in session.events if e.type == "compaction/summary"]
+    assert len(summaries) == 2 and all(s.data["summary"] for s in summaries)
+    user_runs = [e for e in session.events if e.type == "tool/call" and e.data.get("userRun")]
+    assert [orjson.loads(e.data["arguments"])["command"] for e in user_runs] == [
+        "ls",
+        "ls",
+        "find .",
+    ]
+    assert session.parent and session.parent.endswith(".jsonl")
+
+
+def test_header_change_is_re_encoded(tmp_path: Path) -> None:
+    path = PI_SAMPLES[0]
+    session = load(path)
+    session.header = {**session.header, "id": "new-id"}
+    lines = list(pi.raise_records(session, session.events))
+    assert orjson.loads(lines[0])["id"] == "new-id"
+    assert b"\n".join(lines[1:]) + b"\n" == path.read_bytes().split(b"\n", 1)[1]
+
+
+# --- generated v2/v3 tree files -----------------------------------------------------------
+
+
+def v3_file(tmp_path: Path, version: int = 3) -> tuple[Path, list[dict[str, Any]]]:
+    """A tree session: a prompt, a tool round, an abandoned branch, a branch summary, more."""
+    stamp = "2026-01-01T10:00:00.000Z"
+    values: list[dict[str, Any]] = [
+        {"type": "session", "version": version, "id": "s-1", "timestamp": stamp, "cwd": "/p"},
+    ]
+
+    def entry(kind: str, entry_id: str, parent: str | None, **fields: Any) -> None:
+        values.append(
+            {"type": kind, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
+        )
+
+    def message(entry_id: str, parent: str | None, **message: Any) -> None:
+        entry("message", entry_id, parent, message={**message, "timestamp": 1767261600000})
+
+    entry("model_change", "00000001", None, provider="anthropic", modelId="claude-x")
+    message("00000002", "00000001", role="user", content="fix the tests")
+    message(
+        "00000003",
+        "00000002",
+        role="assistant",
+        content=[
+            {"type": "thinking", "thinking": "run them first"},
+            {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "pytest"}},
+        ],
+        model="claude-x",
+        provider="anthropic",
+        stopReason="toolUse",
+        usage={"input": 5, "output": 7},
+    )
+    message(
+        "00000004",
+        "00000003",
+        role="toolResult",
+        toolCallId="c1",
+        toolName="bash",
+        content=[{"type": "text", "text": "1 failed"}],
+        isError=True,
+    )
+    message(
+        "00000005",
+        "00000004",
+        role="assistant",
+        content=[{"type": "text", "text": "A"}],
+        stopReason="stop",
+    )
+    # abandoned branch from 00000004
+    message("00000006", "00000005", role="user", content=[{"type": "text", "text": "try B"}])
+    message(
+        "00000007",
+        "00000006",
+        role="assistant",
+        content=[{"type": "text", "text": "B"}],
+        stopReason="stop",
+    )
+    entry("branch_summary", "00000008", "00000005", fromId="00000007", summary="tried B, no luck")
+    message("00000009", "00000008", role="user", content="now try C")
+    message(
+        "0000000a",
+        "00000009",
+        role="bashExecution",
+        command="ls",
+        output="a\nb\n",
+        exitCode=0,
+        cancelled=False,
+        truncated=False,
+    )
+    entry(
+        "compaction",
+        "0000000b",
+        "0000000a",
+        summary="earlier: tests",
+        firstKeptEntryId="00000009",
+        tokensBefore=1000,
+    )
+    message(
+        "0000000c",
+        "0000000b",
+        role="custom" if version == 3 else "hookMessage",
+        customType="note",
+        content="remember C",
+        display=True,
+    )
+    message(
+        "0000000d",
+        "0000000c",
+        role="assistant",
+        content=[{"type": "text", "text": "C works"}],
+        stopReason="stop",
+    )
+    entry("session_info", "0000000e", "0000000d", name="Fixing tests")
+    entry("label", "0000000f", "0000000e", targetId="00000009", label="here")
+    return write(tmp_path / f"tree_v{version}.jsonl", values), values
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_tree_lowering(tmp_path: Path, version: int) -> None:
+    path, values = v3_file(tmp_path, version)
+    assert pi.sniff(values)
+    session = load(path)
+    check_invariants(session)
+    assert raised(session) == path.read_bytes()
+    off = [e for e in session.events if e.type == "pi/off-branch"]
+    assert [e.data["id"] for e in off] == ["00000006", "00000007"]
+    assert all(e.ignorable for e in off)
+    assert [t.prompt for t in session.turns] == ["fix the tests", "now try C"]
+    assert session.turns[0].errors == 1 and session.turns[0].tool_calls == 1
+    assert session.title == "Fixing tests"
+    kinds = [e.type for e in session.turn_events(2)]
+    assert kinds[:2] == ["turn/start", "user/message"]
+    assert "compaction/summary" in kinds and "tool/result" in kinds
+    custom = [
+        e
+        for e in session.events
+        if e.type == "user/message" and e.data["source"]["kind"] in ("custom", "branch-summary")
+    ]
+    assert [e.data["source"]["kind"] for e in custom] == ["branch-summary", "custom"]
+    assert all(t.completed for t in session.turns)
+    assert session.header_events[0].type == "pi/model_change"
+
+
+def test_partial_raise_relinks_parents(tmp_path: Path) -> None:
+    path, values = v3_file(tmp_path)
+    session = load(path)
+    second = session.turn_events(2)
+    lines = [orjson.loads(line) for line in pi.raise_records(session, second)]
+    assert lines[0]["type"] == "session"
+    entries = lines[1:]
+    ids = [e["id"] for e in entries]
+    assert ids[0] == "00000009"
+    assert entries[0]["parentId"] is None
+    for entry in entries[1:]:
+        assert entry["parentId"] in ids[: ids.index(entry["id"])]
+    by_id = {v.get("id"): v for v in values}
+    for entry in entries[1:]:
+        assert entry == by_id[entry["id"]]
+
+
+def test_v1_branch_header_and_orphan_result(tmp_path: Path) -> None:
+    values = [
+        {
+            "type": "session",
+            "id": "x",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "cwd": "/p",
+            "branchedFrom": "/a.jsonl",
+        },
+        {
+            "type": "message",
+            "timestamp": "2026-01-01T00:00:01Z",
+            "message": {"role": "user", "content": "hi"},
+        },
+        {
+            "type": "message",
+            "timestamp": "2026-01-01T00:00:02Z",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "gone",
+                "content": [],
+                "isError": False,
+            },
+        },
+        {"type": "weird_new_entry", "timestamp": "2026-01-01T00:00:03Z", "x": 1},
+    ]
+    path = write(tmp_path / "v1.jsonl", values)
+    session = load(path)
+    assert session.parent == "/a.jsonl"
+    orphan = next(e for e in session.events if e.type == "tool/result")
+    assert orphan.source_event_seqs is None
+    unknown = session.events[-1]
+    assert unknown.type == "pi/weird_new_entry" and unknown.ignorable and unknown.data == values[3]
+    assert not session.turns[0].completed
+    assert raised(session) == path.read_bytes()
+
+
+def test_sniff_rejects_other_formats() -> None:
+    assert not pi.sniff([])
+    assert not pi.sniff([{"type": "session", "version": 0, "id": "d", "createdAt": 1, "cwd": "/"}])
+    assert not pi.sniff(
+        [{"type": "user", "uuid": "u", "message": {"role": "user", "content": "x"}}]
+    )
+    assert not pi.sniff([{"role": "user", "content": "x"}])
+    assert pi.sniff([{"type": "message", "message": {"role": "user", "content": "x"}}])
+
+
+def test_info_from_head() -> None:
+    path = PI_SAMPLES[1]
+    values = [r.value for r in read_jsonl(path).records[:20]]
+    info = pi.info(path, values)
+    assert info.format == "pi" and info.agent == "pi"
+    assert info.session_id == values[0]["id"] and info.cwd == values[0]["cwd"]
+    assert info.first_prompt == "/mode"
+    assert info.started is not None and info.bytes == path.stat().st_size
+
+
+@st.composite
+def trees(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Random append-only trees: each entry's parent is the current leaf or an earlier entry."""
+    count = draw(st.integers(1, 30))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = random.Random(seed)
+    values: list[dict[str, Any]] = [
+        {
+            "type": "session",
+            "version": 3,
+            "id": "t",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "cwd": "/",
+        }
+    ]
+    ids: list[str] = []
+    for n in range(count):
+        parent = None
+        if ids:
+            parent = ids[-1] if rng.random() < 0.7 else rng.choice(ids)
+        entry_id = f"{n:08x}"
+        role = rng.choice(["user", "assistant", "assistant-call", "result"])
+        if role == "user":
+            message: dict[str, Any] = {"role": "user", "content": f"prompt {n}"}
+        elif role == "assistant":
+            message = {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "ok"}],
+                "stopReason": "stop",
+            }
+        elif role == "assistant-call":
+            message = {
+                "role": "assistant",
+                "content": [{"type": "toolCall", "id": f"c{n}", "name": "t", "arguments": {}}],
+                "stopReason": "toolUse",
+            }
+        else:
+            message = {
+                "role": "toolResult",
+                "toolCallId": f"c{rng.randrange(count)}",
+                "content": [],
+            }
+        values.append(
+            {
+                "type": "message",
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": "2026-01-01T00:00:01Z",
+                "message": message,
+            }
+        )
+        ids.append(entry_id)
+    return values
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(values=trees())
+def test_random_trees(tmp_path: Path, values: list[dict[str, Any]]) -> None:
+    path = write(tmp_path / "t.jsonl", values)
+    session = load(path)
+    check_invariants(session)
+    assert raised(session) == path.read_bytes()
+    parents = {v["id"]: v["parentId"] for v in values[1:]}
+    branch, node = set(), values[-1].get("id")
+    while node is not None:
+        branch.add(node)
+        node = parents[node]
+    lowered_on = {
+        session.records[e.origin].value["id"]
+        for e in session.events
+        if e.origin is not None and e.type != "pi/off-branch"
+    }
+    off = {e.data["id"] for e in session.events if e.type == "pi/off-branch"}
+    assert lowered_on == branch
+    assert off == set(parents) - branch
+    # raising only the current branch gives a valid chain
+    on_events = [e for e in session.events if e.type != "pi/off-branch"]
+    raised_entries = [orjson.loads(line) for line in pi.raise_records(session, on_events)][1:]
+    seen: set[str] = set()
+    for entry in raised_entries:
+        assert entry["parentId"] is None or entry["parentId"] in seen
+        seen.add(entry["id"])
