@@ -1,0 +1,726 @@
+"""`shrink`: pick the first reducer that recognises the text, fit its plan to the budget.
+
+The four rules hold by construction:
+
+1. The result fits the budget (code points and lines), the spill footer included.
+2. Input lines are kept whole or dropped; only an explicit `max_line_chars` cuts one, at a safe
+   place, and says how much it cut.
+3. Every gap between kept pieces becomes one marker counting exactly the characters and lines
+   of the original that are missing there.
+4. A text that fits is returned unchanged (strategy "none"), so shrinking a result again is a
+   no-op.
+
+A reducer module may also define, besides `name`, `detect` and `reduce`:
+
+- `overflow`: which end survives when its plan is still over budget: "head" (default), "tail",
+  "both", or "hint" (the direction `size` would take for the hint);
+- `gap_label`: a word appended to its markers, e.g. "unchanged" for diff context;
+- `describe`: a few words for the note, e.g. "failures and summary kept, passing tests dropped".
+"""
+
+from __future__ import annotations
+
+import heapq
+import importlib
+import importlib.util
+import sys
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from pathlib import Path
+from types import ModuleType
+from typing import NamedTuple, Protocol
+
+from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
+from klipui.shrink.text import Lines, cap_line, count_lines, fits, marker, split
+
+BUILTIN_ORDER = (
+    "diff",
+    "json",
+    "csv",
+    "tests",
+    "build",
+    "lint",
+    "stacktrace",
+    "gitlog",
+    "install",
+    "log",
+    "tree",
+    "repeat",
+    "semantic",
+    "size",
+)
+"""Built-in reducers, most certain detector first; `size` always last."""
+
+MIN_CHARS = 80
+"""The smallest non-zero `max_chars`: room for a marker standing for everything."""
+FOOTER_NOTE_FROM = 1_000
+FOOTER_NOTE_ROOM = 120
+"""From this budget on, the spill footer has room reserved for the note."""
+
+
+class Reducer(Protocol):
+    """What a reducer module provides."""
+
+    name: str
+
+    def detect(self, text: str, hint: Hint) -> bool: ...
+
+    def reduce(self, text: str, hint: Hint, budget: Budget) -> Plan | None: ...
+
+
+class SpillSaver(Protocol):
+    """The part of a spill store the pipeline uses."""
+
+    def save(self, text: str, tool: str | None) -> str: ...
+
+
+class Span(NamedTuple):
+    """Where one output line comes from.
+
+    kind: "line" (input line `start`, verbatim), "capped" (input line `start`, cut by the line
+    cap), "summary" (reducer text standing for input lines `[start, end)`), "omitted" (a marker
+    for input lines `[start, end)`), "footer" (the spill footer; start = end = 0).
+    """
+
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    input_chars: int
+    input_lines: int
+    output_chars: int
+    output_lines: int
+    kept_lines: int
+    """Input lines shown (verbatim or capped)."""
+    dropped_lines: int
+    """Input lines not shown (omitted or summarised)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shrunk:
+    content: str
+    reduced: bool
+    strategy: str
+    note: str
+    stats: Stats
+    locator: str | None
+    kept: tuple[Span, ...]
+    """One entry per output line (`split_lines(content)`)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Reducer discovery
+
+
+def builtin_reducers() -> list[ModuleType]:
+    """The built-in reducer modules present, in pipeline order."""
+    found = []
+    for name in BUILTIN_ORDER:
+        qualified = f"klipui.shrink.reducers.{name}"
+        try:
+            found.append(importlib.import_module(qualified))
+        except ModuleNotFoundError as error:
+            if error.name != qualified:
+                raise
+    return found
+
+
+def _check_reducer(module: object, expected: str | None, origin: str) -> None:
+    name = getattr(module, "name", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{origin}: a reducer needs a `name` string")
+    for attr in ("detect", "reduce"):
+        if not callable(getattr(module, attr, None)):
+            raise ValueError(f"{origin}: reducer {name!r} has no callable `{attr}`")
+    if expected is not None and name != expected:
+        raise ValueError(f"{origin}: reducer name {name!r} differs from the file name {expected!r}")
+
+
+def load_reducers(folder: str | Path) -> list[ModuleType]:
+    """Import every `*.py` in `folder` (sorted by name) as a reducer; fail loudly on a bad one."""
+    directory = Path(folder)
+    if not directory.is_dir():
+        raise ValueError(f"{directory}: not a folder")
+    modules = []
+    for path in sorted(directory.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        unique = f"klipui_user_reducer_{abs(hash(str(path.resolve())))}_{path.stem}"
+        spec = importlib.util.spec_from_file_location(unique, path)
+        if spec is None or spec.loader is None:
+            raise ValueError(f"{path}: cannot be imported")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[unique] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as error:
+            sys.modules.pop(unique, None)
+            raise ValueError(f"{path}: {type(error).__name__}: {error}") from error
+        _check_reducer(module, path.stem, str(path))
+        modules.append(module)
+    return modules
+
+
+def reducer_chain(
+    only: Sequence[str] | None = None,
+    disable: Sequence[str] | None = None,
+    extra: Iterable[object] = (),
+) -> list[object]:
+    """The reducers `shrink` tries, in order; `size` is always last and cannot be disabled."""
+    extras = list(extra)
+    for module in extras:
+        _check_reducer(module, None, repr(module))
+    builtins = builtin_reducers()
+    size = next(m for m in builtins if m.name == "size")
+    others = [m for m in builtins if m.name != "size"]
+    if only is not None:
+        by_name: dict[str, object] = {m.name: m for m in others}
+        by_name.update({m.name: m for m in extras})  # type: ignore[attr-defined]
+        chain = [by_name[n] for n in dict.fromkeys(only) if n in by_name]
+    else:
+        skip = set(disable or ()) - {"size"}
+        chain = [m for m in [*extras, *others] if m.name not in skip]  # type: ignore[attr-defined]
+    return [*chain, size]
+
+
+# ---------------------------------------------------------------------------------------------
+# Fitting a plan to a budget
+
+
+@dataclass(slots=True)
+class _Piece:
+    start: int
+    end: int
+    priority: float
+    summary: tuple[str, ...] | None
+    chars: int = 0
+    rows: int = 0
+
+
+class _Atom(NamedTuple):
+    start: int
+    end: int
+    chars: int
+    rows: int
+    summary: tuple[str, ...] | None
+
+
+class _Layout:
+    """Costs of rendered pieces and markers (each row costs its length + 1 for its newline)."""
+
+    def __init__(self, lines: Lines, cap: int) -> None:
+        self.lines = lines
+        self.n = len(lines)
+        self.cap = cap
+        self.label = ""
+        self._prefix: list[int] | None = None
+        self._long: list[int] = []
+        self._long_delta: list[int] = [0]
+        if cap > 0:
+            longs = [i for i, line in enumerate(lines.lines) if len(line) > cap]
+            self._long = longs
+            deltas = (len(cap_line(lines.lines[i], cap)) - len(lines.lines[i]) for i in longs)
+            self._long_delta = [0, *accumulate(deltas)]
+
+    def line_cost(self, index: int) -> int:
+        line = self.lines.lines[index]
+        if self.cap > 0 and len(line) > self.cap:
+            return len(cap_line(line, self.cap)) + 1
+        return len(line) + 1
+
+    def keep_cost(self, start: int, end: int) -> int:
+        if end - start <= 64:
+            return sum(self.line_cost(i) for i in range(start, end))
+        if self._prefix is None:
+            self._prefix = [0, *accumulate(len(line) + 1 for line in self.lines.lines)]
+        cost = self._prefix[end] - self._prefix[start]
+        if self._long:
+            lo, hi = bisect_left(self._long, start), bisect_left(self._long, end)
+            cost += self._long_delta[hi] - self._long_delta[lo]
+        return cost
+
+    def gap(self, start: int, end: int) -> tuple[int, int]:
+        """(chars, rows) of the marker for input lines `[start, end)`; nothing when empty."""
+        if end <= start:
+            return 0, 0
+        text = marker(self.lines.span_chars(start, end), end - start, self.label)
+        return len(text) + 1, 1
+
+
+def _within(chars: int, rows: int, max_chars: int, max_rows: int) -> bool:
+    return (not max_chars or chars <= max_chars) and (not max_rows or rows <= max_rows)
+
+
+def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
+    """The plan checked (in order, no overlap, in range) and costed."""
+    n = len(lines)
+    pieces: list[_Piece] = []
+    last = 0
+    for item in plan:
+        if not isinstance(item, Keep | Summary):
+            raise ValueError(f"plan item {item!r} is neither Keep nor Summary")
+        if not (last <= item.start <= item.end <= n):
+            raise ValueError(f"plan item {item!r} is out of order or out of range (n={n})")
+        if isinstance(item, Keep):
+            if item.start == item.end:
+                continue
+            if pieces and pieces[-1].summary is None and pieces[-1].end == item.start:
+                previous = pieces[-1]
+                if previous.priority == item.priority:
+                    previous.end = item.end
+                    last = item.end
+                    continue
+            pieces.append(_Piece(item.start, item.end, item.priority, None))
+        else:
+            rows = tuple(part.rstrip("\r") for line in item.lines for part in str(line).split("\n"))
+            if layout.cap > 0:
+                rows = tuple(cap_line(row, layout.cap) for row in rows)
+            pieces.append(_Piece(item.start, item.end, item.priority, rows))
+        last = item.end
+    for piece in pieces:
+        if piece.summary is None:
+            piece.chars = layout.keep_cost(piece.start, piece.end)
+            piece.rows = piece.end - piece.start
+        else:
+            piece.chars = sum(len(row) + 1 for row in piece.summary)
+            piece.rows = len(piece.summary)
+    return pieces
+
+
+def _total(pieces: Sequence[_Piece], layout: _Layout) -> tuple[int, int]:
+    chars = rows = 0
+    last = 0
+    for piece in pieces:
+        gap_chars, gap_rows = layout.gap(last, piece.start)
+        chars += gap_chars + piece.chars
+        rows += gap_rows + piece.rows
+        last = max(last, piece.end)
+    gap_chars, gap_rows = layout.gap(last, layout.n)
+    return chars + gap_chars, rows + gap_rows
+
+
+def _drop_order(direction: str, index: int, count: int) -> float:
+    """Among equal priorities, which piece goes first (smaller goes first)."""
+    if direction == "tail":
+        return index
+    if direction == "both":
+        return -min(index, count - 1 - index)
+    return -index
+
+
+def _drop_by_priority(
+    pieces: list[_Piece], layout: _Layout, max_chars: int, max_rows: int, direction: str
+) -> list[_Piece]:
+    """Drop the least important pieces (never those of the top priority) until the plan fits."""
+    if not pieces:
+        return pieces
+    chars, rows = _total(pieces, layout)
+    if _within(chars, rows, max_chars, max_rows):
+        return pieces
+    count = len(pieces)
+    top = max(p.priority for p in pieces)
+    heap = [
+        (p.priority, _drop_order(direction, i, count), i)
+        for i, p in enumerate(pieces)
+        if p.priority < top
+    ]
+    if not heap:
+        return pieces
+    heapq.heapify(heap)
+    prev = list(range(-1, count - 1))
+    nxt = list(range(1, count + 1))
+    alive = [True] * count
+
+    def end_of(i: int) -> int:
+        return 0 if i < 0 else pieces[i].end
+
+    def start_of(i: int) -> int:
+        return layout.n if i >= count else pieces[i].start
+
+    while heap and not _within(chars, rows, max_chars, max_rows):
+        _, _, i = heapq.heappop(heap)
+        a, b = prev[i], nxt[i]
+        piece = pieces[i]
+        for gap_chars, gap_rows in (
+            layout.gap(end_of(a), piece.start),
+            layout.gap(piece.end, start_of(b)),
+        ):
+            chars -= gap_chars
+            rows -= gap_rows
+        chars -= piece.chars
+        rows -= piece.rows
+        gap_chars, gap_rows = layout.gap(end_of(a), start_of(b))
+        chars += gap_chars
+        rows += gap_rows
+        alive[i] = False
+        if a >= 0:
+            nxt[a] = b
+        if b < count:
+            prev[b] = a
+    return [p for p, keep in zip(pieces, alive, strict=True) if keep]
+
+
+def _atoms_forward(pieces: Sequence[_Piece], layout: _Layout) -> Iterator[_Atom]:
+    for piece in pieces:
+        if piece.summary is not None:
+            yield _Atom(piece.start, piece.end, piece.chars, piece.rows, piece.summary)
+        else:
+            for i in range(piece.start, piece.end):
+                yield _Atom(i, i + 1, layout.line_cost(i), 1, None)
+
+
+def _atoms_backward(pieces: Sequence[_Piece], layout: _Layout) -> Iterator[_Atom]:
+    for piece in reversed(pieces):
+        if piece.summary is not None:
+            yield _Atom(piece.start, piece.end, piece.chars, piece.rows, piece.summary)
+        else:
+            for i in range(piece.end - 1, piece.start - 1, -1):
+                yield _Atom(i, i + 1, layout.line_cost(i), 1, None)
+
+
+def _take_head(
+    atoms: Iterable[_Atom], layout: _Layout, max_chars: int, max_rows: int, limit_end: int
+) -> tuple[list[_Atom], int, int]:
+    """Leading atoms while they and a marker for the rest (to `limit_end`) fit."""
+    chosen: list[_Atom] = []
+    chars = rows = 0
+    last = 0
+    for atom in atoms:
+        gap_chars, gap_rows = layout.gap(last, atom.start)
+        new_chars, new_rows = chars + gap_chars + atom.chars, rows + gap_rows + atom.rows
+        rest_chars, rest_rows = layout.gap(atom.end, limit_end)
+        if not _within(new_chars + rest_chars, new_rows + rest_rows, max_chars, max_rows):
+            break
+        chosen.append(atom)
+        chars, rows, last = new_chars, new_rows, atom.end
+    return chosen, chars, rows
+
+
+def _take_tail(
+    atoms: Iterable[_Atom],
+    layout: _Layout,
+    max_chars: int,
+    max_rows: int,
+    head_end: int,
+    used: tuple[int, int],
+) -> list[_Atom]:
+    """Trailing atoms (not before `head_end`) while everything with the middle marker fits."""
+    chosen: list[_Atom] = []
+    chars = rows = 0
+    first = layout.n
+    for atom in atoms:
+        if atom.start < head_end:
+            break
+        gap_chars, gap_rows = layout.gap(atom.end, first)
+        new_chars, new_rows = chars + gap_chars + atom.chars, rows + gap_rows + atom.rows
+        mid_chars, mid_rows = layout.gap(head_end, atom.start)
+        total_chars = used[0] + mid_chars + new_chars
+        total_rows = used[1] + mid_rows + new_rows
+        if not _within(total_chars, total_rows, max_chars, max_rows):
+            break
+        chosen.append(atom)
+        chars, rows, first = new_chars, new_rows, atom.start
+    chosen.reverse()
+    return chosen
+
+
+def _cut_by_size(
+    pieces: list[_Piece], layout: _Layout, max_chars: int, max_rows: int, direction: str
+) -> list[_Piece]:
+    """Keep whole lines (and whole summaries) from one or both ends of the plan."""
+    n = layout.n
+    if direction == "head":
+        chosen, _, _ = _take_head(_atoms_forward(pieces, layout), layout, max_chars, max_rows, n)
+    elif direction == "tail":
+        chosen = _take_tail(_atoms_backward(pieces, layout), layout, max_chars, max_rows, 0, (0, 0))
+    else:
+        head, chars, rows = _take_head(
+            _atoms_forward(pieces, layout), layout, max_chars // 2, max_rows // 2, n
+        )
+        head_end = head[-1].end if head else 0
+        tail = _take_tail(
+            _atoms_backward(pieces, layout), layout, max_chars, max_rows, head_end, (chars, rows)
+        )
+        chosen = head + tail
+    result: list[_Piece] = []
+    for atom in chosen:
+        if (
+            atom.summary is None
+            and result
+            and result[-1].summary is None
+            and result[-1].end == atom.start
+        ):
+            result[-1].end = atom.end
+            result[-1].chars += atom.chars
+            result[-1].rows += 1
+        else:
+            result.append(_Piece(atom.start, atom.end, 0, atom.summary, atom.chars, atom.rows))
+    return result
+
+
+def _fill_cheap_gaps(pieces: list[_Piece], layout: _Layout, max_rows: int) -> list[_Piece]:
+    """Show the omitted lines themselves wherever they cost no more characters than their marker."""
+    _, rows = _total(pieces, layout)
+    result: list[_Piece] = []
+    last = 0
+    bounds = [*pieces, _Piece(layout.n, layout.n, 0, None)]
+    for piece in bounds:
+        start, end = last, piece.start
+        if end > start and end - start <= 64:
+            marker_chars, _ = layout.gap(start, end)
+            extra_rows = end - start - 1
+            if layout.keep_cost(start, end) <= marker_chars and (
+                not max_rows or rows + extra_rows <= max_rows
+            ):
+                rows += extra_rows
+                cost = layout.keep_cost(start, end)
+                result.append(_Piece(start, end, 0, None, cost, end - start))
+        if piece.end > piece.start or piece.summary is not None:
+            result.append(piece)
+        last = max(last, piece.end)
+    return [p for p in result if not (p.summary is None and p.start == p.end == layout.n)]
+
+
+def _render(pieces: Sequence[_Piece], layout: _Layout) -> tuple[list[str], list[Span]]:
+    rows: list[str] = []
+    spans: list[Span] = []
+    lines = layout.lines
+    last = 0
+
+    def omit(start: int, end: int) -> None:
+        if end > start:
+            rows.append(marker(lines.span_chars(start, end), end - start, layout.label))
+            spans.append(Span("omitted", start, end))
+
+    for piece in pieces:
+        omit(last, piece.start)
+        if piece.summary is not None:
+            rows.extend(piece.summary)
+            spans.extend(Span("summary", piece.start, piece.end) for _ in piece.summary)
+        else:
+            for i in range(piece.start, piece.end):
+                line = lines.lines[i]
+                if layout.cap > 0 and len(line) > layout.cap:
+                    rows.append(cap_line(line, layout.cap))
+                    spans.append(Span("capped", i, i + 1))
+                else:
+                    rows.append(line)
+                    spans.append(Span("line", i, i + 1))
+        last = max(last, piece.end)
+    omit(last, layout.n)
+    return rows, spans
+
+
+# ---------------------------------------------------------------------------------------------
+# shrink
+
+
+def size_direction(hint: Hint) -> str:
+    """ "head", "tail" or "both" for a hint (see `klipui.shrink.reducers.size`)."""
+    from klipui.shrink.reducers import size
+
+    return size.direction(hint)
+
+
+def _overflow(module: object, hint: Hint) -> str:
+    direction = getattr(module, "overflow", "head")
+    if direction == "hint":
+        return size_direction(hint)
+    return direction if direction in ("head", "tail", "both") else "head"
+
+
+def _semantic_pieces(
+    pieces: list[_Piece], lines: Lines, hint: Hint
+) -> tuple[list[_Piece], bool] | None:
+    """Pieces re-split into blocks ranked by relevance to `hint.query` (None: nothing matches)."""
+    from klipui.shrink.reducers import semantic
+
+    query = hint.query or ""
+    blocks: list[_Piece] = []
+    for piece in pieces:
+        if piece.summary is not None:
+            blocks.append(piece)
+            continue
+        for start, end in semantic.blocks(lines.lines, piece.start, piece.end):
+            blocks.append(_Piece(start, end, 0.0, None))
+    spans = [(lines.starts[b.start], lines.starts[b.end]) for b in blocks if b.summary is None]
+    scores = iter(semantic.bm25(lines.text, spans, query))
+    matched = False
+    for block in blocks:
+        if block.summary is None:
+            block.priority = next(scores)
+            matched = matched or block.priority > 0
+    if not matched:
+        return None
+    top = max((b.priority for b in blocks if b.summary is None), default=0.0)
+    for block in blocks:
+        if block.summary is not None:
+            block.priority = top
+    return blocks, True
+
+
+class _Fit(NamedTuple):
+    pieces: list[_Piece]
+    suffix: str
+    label: str
+
+
+def _fit(
+    plan: Plan,
+    module: object,
+    lines: Lines,
+    layout: _Layout,
+    hint: Hint,
+    max_chars: int,
+    max_rows: int,
+) -> _Fit | None:
+    name = module.name  # type: ignore[attr-defined]
+    label = str(getattr(module, "gap_label", "") or "")
+    layout.label = label
+    pieces = _pieces(plan, lines, layout)
+    if not pieces:
+        return None
+    if name != "size":
+        if (
+            len(pieces) == 1
+            and pieces[0].summary is None
+            and pieces[0].end - pieces[0].start == len(lines)
+        ):
+            return None
+        full_chars, _ = _total(pieces, layout)
+        if full_chars - 1 >= len(lines.text) and layout.cap <= 0:
+            return None
+    direction = _overflow(module, hint) if name != "size" else size_direction(hint)
+    pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction)
+    if _within(*_total(pieces, layout), max_chars, max_rows):
+        return _Fit(pieces, "", label)
+    suffix = ""
+    if hint.query and name not in ("semantic", "size"):
+        ranked = _semantic_pieces(pieces, lines, hint)
+        if ranked is not None:
+            layout.label = ""
+            pieces = _drop_by_priority(ranked[0], layout, max_chars, max_rows, direction)
+            suffix = "+semantic"
+            if _within(*_total(pieces, layout), max_chars, max_rows):
+                return _Fit(pieces, suffix, "")
+    layout.label = ""
+    pieces = _cut_by_size(pieces, layout, max_chars, max_rows, direction)
+    return _Fit(pieces, f"{suffix}+size", "")
+
+
+def _identity(text: str) -> Shrunk:
+    lines = split(text)
+    n = len(lines)
+    stats = Stats(len(text), n, len(text), n, n, 0)
+    spans = tuple(Span("line", i, i + 1) for i in range(n))
+    return Shrunk(text, False, "none", "", stats, None, spans)
+
+
+def _check_budget(budget: Budget) -> None:
+    if budget.max_chars < 0 or budget.max_lines < 0 or budget.max_line_chars < 0:
+        raise ValueError("budget limits must be 0 (no limit) or positive")
+    if 0 < budget.max_chars < MIN_CHARS:
+        raise ValueError(f"max_chars must be 0 or at least {MIN_CHARS}")
+
+
+def shrink(
+    text: str,
+    hint: Hint | None = None,
+    budget: Budget | None = None,
+    spill: SpillSaver | None = None,
+    only: Sequence[str] | None = None,
+    disable: Sequence[str] | None = None,
+    extra: Iterable[object] = (),
+) -> Shrunk:
+    """Shrink `text` to fit `budget`, keeping what its shape says matters (see module docs)."""
+    hint = hint or Hint()
+    budget = budget or Budget()
+    _check_budget(budget)
+    if fits(text, budget.max_chars, budget.max_lines):
+        return _identity(text)
+    chain = reducer_chain(only, disable, extra)
+    lines = split(text)
+    n = len(lines)
+
+    locator: str | None = None
+    spill_problem = ""
+    if spill is not None:
+        try:
+            locator = spill.save(text, hint.tool)
+        except (OSError, ValueError) as error:
+            spill_problem = f"the original could not be saved ({error})"
+
+    max_chars, max_rows = budget.max_chars, budget.max_lines
+    footer_min = f"[full output saved as {locator}]" if locator else ""
+    footer_cost = len(footer_min) + 1
+    if max_chars >= FOOTER_NOTE_FROM:
+        footer_cost += FOOTER_NOTE_ROOM
+    use_footer = bool(locator) and (
+        (not max_chars or max_chars >= footer_cost + MIN_CHARS) and (not max_rows or max_rows >= 2)
+    )
+    body_chars = max_chars - footer_cost if use_footer and max_chars else max_chars
+    body_rows = max_rows - 1 if use_footer and max_rows else max_rows
+
+    layout = _Layout(lines, budget.max_line_chars)
+    problems: list[str] = []
+    fit: _Fit | None = None
+    chosen: object = None
+    for module in chain:
+        name = module.name  # type: ignore[attr-defined]
+        try:
+            if not module.detect(text, hint):  # type: ignore[attr-defined]
+                continue
+            plan = module.reduce(text, hint, budget)  # type: ignore[attr-defined]
+            if plan is None:
+                continue
+            fit = _fit(plan, module, split(text), layout, hint, body_chars, body_rows)
+        except Exception as error:
+            if name == "size":
+                raise
+            problems.append(f"reducer {name} failed: {type(error).__name__}: {error}")
+            continue
+        if fit is not None:
+            chosen = module
+            break
+    assert fit is not None and chosen is not None
+
+    layout.label = fit.label
+    rows, spans = _render(_fill_cheap_gaps(fit.pieces, layout, body_rows), layout)
+    name = chosen.name  # type: ignore[attr-defined]
+    if name == "size":
+        direction = {"head": "head", "tail": "tail", "both": "head-tail"}[size_direction(hint)]
+        strategy = "size:line-cap" if not fit.suffix else f"size:{direction}"
+    else:
+        strategy = name + fit.suffix
+    kept_lines = sum(1 for span in spans if span.kind in ("line", "capped"))
+    describe = str(getattr(chosen, "describe", "") or "")
+    if strategy == "size:line-cap":
+        describe = f"long lines capped at {budget.max_line_chars:,} characters"
+    note = f"kept {kept_lines:,} of {n:,} lines ({strategy})"
+    short_note = f"{note}: {describe}" if describe else note
+
+    if use_footer:
+        body_cost = sum(len(row) + 1 for row in rows)
+        for footer in (
+            f"[full output saved as {locator}: {short_note}]",
+            f"[full output saved as {locator}: {note}]",
+            footer_min,
+        ):
+            if not max_chars or body_cost + len(footer) + 1 <= max_chars:
+                break
+        rows.append(footer)
+        spans.append(Span("footer", 0, 0))
+    parts = [short_note]
+    if locator:
+        parts.append(f"full original at {locator}")
+    if spill_problem:
+        parts.append(spill_problem)
+    parts.extend(problems)
+    content = "\n".join(rows) + ("\n" if rows and rows[-1] == "" else "")
+    stats = Stats(len(text), n, len(content), count_lines(content), kept_lines, n - kept_lines)
+    return Shrunk(content, True, strategy, "; ".join(parts), stats, locator, tuple(spans))

@@ -1,0 +1,148 @@
+"""semantic: keep the blocks of lines most relevant to the agent's current goal (`hint.query`).
+
+Blocks are paragraphs (runs between blank lines) of at most `BLOCK_LINES` lines. Each block is
+scored by BM25 against the query's words (a query word also matches words it begins, so "fail"
+matches "failed"); the pipeline keeps the best blocks in their original order within the
+budget and writes a marker for every gap. Lexical only: no model is needed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+
+from klipui.shrink.plan import Budget, Hint, Keep, Plan
+from klipui.shrink.text import split
+
+name = "semantic"
+describe = "blocks most relevant to the query kept in order"
+overflow = "hint"
+
+BLOCK_LINES = 8
+K1 = 1.2
+B = 0.75
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def query_terms(query: str) -> list[str]:
+    """Lower-cased distinct words of the query, without stopwords and one-letter words."""
+    words = (w.lower() for w in _WORD.findall(query))
+    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
+
+
+def blocks(lines: Sequence[str], start: int, end: int) -> Iterator[tuple[int, int]]:
+    """`[start, end)` cut into paragraphs of at most `BLOCK_LINES` lines."""
+    block_start = start
+    for i in range(start, end):
+        blank = not lines[i].strip()
+        if blank or i - block_start + 1 >= BLOCK_LINES:
+            if i + 1 > block_start:
+                yield block_start, i + 1
+            block_start = i + 1
+    if block_start < end:
+        yield block_start, end
+
+
+def bm25(text: str, spans: Sequence[tuple[int, int]], query: str) -> list[float]:
+    """BM25 score of each `text[a:b]` for `(a, b)` in `spans` (sorted, disjoint) against `query`."""
+    scores = [0.0] * len(spans)
+    terms = query_terms(query)
+    if not spans or not terms:
+        return scores
+    starts = [a for a, _ in spans]
+    lengths = [max(1, b - a) for a, b in spans]
+    average = sum(lengths) / len(lengths)
+    lowered = text.lower()
+    count = len(spans)
+    for term in terms:
+        frequency: dict[int, int] = {}
+        for match in re.finditer(r"(?<![a-z0-9_])" + re.escape(term), lowered):
+            position = match.start()
+            index = bisect_right(starts, position) - 1
+            if index >= 0 and position < spans[index][1]:
+                frequency[index] = frequency.get(index, 0) + 1
+        if not frequency:
+            continue
+        idf = math.log(1 + (count - len(frequency) + 0.5) / (len(frequency) + 0.5))
+        for index, tf in frequency.items():
+            norm = K1 * (1 - B + B * lengths[index] / average)
+            scores[index] += idf * tf * (K1 + 1) / (tf + norm)
+    return scores
+
+
+def detect(text: str, hint: Hint) -> bool:
+    return bool(hint.query and query_terms(hint.query))
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    """Every block, with its BM25 score as priority; None when no block matches the query."""
+    lines = split(text)
+    ranges = list(blocks(lines.lines, 0, len(lines)))
+    spans = [(lines.starts[a], lines.starts[b]) for a, b in ranges]
+    scores = bm25(text, spans, hint.query or "")
+    if not any(scores):
+        return None
+    return [
+        Keep(a, b, priority=round(score * 1000))
+        for (a, b), score in zip(ranges, scores, strict=True)
+    ]

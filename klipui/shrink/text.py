@@ -1,0 +1,169 @@
+"""Line and character helpers shared by the pipeline and every reducer.
+
+Lines: `split_lines` splits on `\\n`; a trailing empty element is dropped ("a\\nb\\n" is 2 lines,
+"" is 0 lines, "\\n" is 1 empty line) and a `\\r` before the `\\n` is not part of the line, so CRLF
+input gives the same lines as LF input. Line indices in a reducer's `Plan` refer to these lines.
+
+Counts: an omission is measured against the original text: its characters are the code points
+the omitted lines occupy there, terminators (`\\n` or `\\r\\n`) included, so a marker's figures
+add up to what is missing.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+SAMPLE_HEAD_CHARS = 200_000
+SAMPLE_TAIL_CHARS = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class Lines:
+    """The lines of a text with the offset of each line in it."""
+
+    text: str
+    lines: list[str]
+    """The lines without terminators."""
+    starts: list[int]
+    """`starts[i]` is where line i begins in `text`; `starts[len(lines)] == len(text)`."""
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def span_chars(self, start: int, end: int) -> int:
+        """Characters of `text` that lines `[start, end)` occupy, terminators included."""
+        return self.starts[end] - self.starts[start]
+
+
+_last: Lines | None = None
+
+
+def split(text: str, *, cache: bool = True) -> Lines:
+    """`text` as `Lines` (the last result is reused when called again with the same string)."""
+    global _last
+    cached = _last
+    if cached is not None and cached.text is text:
+        return cached
+    parts = text.split("\n")
+    if parts[-1] == "":
+        parts.pop()
+    lengths = [len(part) + 1 for part in parts]
+    if parts and not text.endswith("\n"):
+        lengths[-1] -= 1
+    starts = [0, *accumulate(lengths)]
+    if "\r" in text:
+        parts = [part[:-1] if part.endswith("\r") else part for part in parts]
+    result = Lines(text, parts, starts)
+    if cache:
+        _last = result
+    return result
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text` (see the module docstring); do not modify the returned list."""
+    return split(text).lines
+
+
+def join_lines(lines: Sequence[str]) -> str:
+    """The inverse of `split_lines` for lines without `\\n`: `split_lines(join_lines(x)) == x`."""
+    if not lines:
+        return ""
+    joined = "\n".join(lines)
+    return joined + "\n" if lines[-1] == "" else joined
+
+
+def count_lines(text: str) -> int:
+    """Number of lines as `split_lines` counts them, without building the list."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def fits(text: str, max_chars: int, max_lines: int) -> bool:
+    """True when `text` is within both limits (0 means no limit)."""
+    if max_chars and len(text) > max_chars:
+        return False
+    return not (max_lines and count_lines(text) > max_lines)
+
+
+def plural(count: int, word: str) -> str:
+    """`1 line`, `2 lines`, `15,903 characters`."""
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
+
+
+def marker(chars: int, lines: int, label: str = "") -> str:
+    """The omission marker: `... 15,903 characters, 401 lines omitted ...` (+ ` (label)`)."""
+    text = f"... {plural(chars, 'character')}, {plural(lines, 'line')} omitted ..."
+    return f"{text} ({label})" if label else text
+
+
+def is_marker(line: str) -> bool:
+    """True for a line written by `marker`."""
+    return line.startswith("... ") and " omitted ..." in line
+
+
+def _glued(before: str, after: str) -> bool:
+    """True when a cut between these two characters would split one visible character."""
+    a, b = ord(before), ord(after)
+    if 0xD800 <= a <= 0xDBFF:
+        return True  # high surrogate of a pair
+    if 0xDC80 <= a <= 0xDCFF and 0xDC80 <= b <= 0xDCFF:
+        return True  # run of surrogate escapes standing for one undecodable byte sequence
+    if a == 0x200D or b == 0x200D:
+        return True  # zero-width joiner sequences
+    if 0xFE00 <= b <= 0xFE0F or 0xE0100 <= b <= 0xE01EF or 0x1F3FB <= b <= 0x1F3FF:
+        return True  # variation selectors, skin tones
+    if 0xE0020 <= b <= 0xE007F:
+        return True  # tag sequences (flags)
+    if 0x1F1E6 <= a <= 0x1F1FF and 0x1F1E6 <= b <= 0x1F1FF:
+        return True  # regional indicator pair (may over-protect odd runs)
+    if 0x1160 <= b <= 0x11FF or 0xD7B0 <= b <= 0xD7FF:
+        return True  # Hangul jamo medial/final
+    if after == "\n" and before == "\r":
+        return True
+    return unicodedata.combining(after) != 0 or unicodedata.category(after) in ("Mn", "Me", "Mc")
+
+
+def safe_cut(text: str, index: int) -> int:
+    """The largest cut position <= `index` that splits no character sequence (0 if none)."""
+    index = max(0, min(index, len(text)))
+    while 0 < index < len(text) and _glued(text[index - 1], text[index]):
+        index -= 1
+    return index
+
+
+def safe_slice(text: str, limit: int) -> str:
+    """At most `limit` leading code points of `text`, never splitting a character sequence."""
+    if len(text) <= limit:
+        return text
+    return text[: safe_cut(text, limit)]
+
+
+def cap_line(line: str, cap: int) -> str:
+    """`line` cut to `cap` code points plus ` ... +N characters` when longer (cap > 0)."""
+    if cap <= 0 or len(line) <= cap:
+        return line
+    kept = line[: safe_cut(line, cap)]
+    return f"{kept} ... +{plural(len(line) - len(kept), 'character')}"
+
+
+def sample(text: str) -> str:
+    """A bounded sample for detection: the first 200,000 and last 50,000 characters, whole lines."""
+    if len(text) <= SAMPLE_HEAD_CHARS + SAMPLE_TAIL_CHARS:
+        return text
+    head = text[:SAMPLE_HEAD_CHARS]
+    head = head[: head.rfind("\n") + 1] or head
+    tail = text[-SAMPLE_TAIL_CHARS:]
+    tail = tail[tail.find("\n") + 1 :] or tail
+    return head + tail
+
+
+def sample_lines(text: str, head: int = 400, tail: int = 100) -> list[str]:
+    """Up to `head` first and `tail` last lines, read from a bounded sample of `text`."""
+    lines = split(sample(text), cache=False).lines
+    if len(lines) <= head + tail:
+        return list(lines)
+    return lines[:head] + lines[-tail:] if tail else lines[:head]
