@@ -4,6 +4,12 @@ A reducer never renders output itself. It returns a `Plan`: the pieces of the in
 in input order. The pipeline renders the plan, writes an exact omission marker for every gap
 between pieces, drops the least important pieces first while the result is over budget, and
 records which input lines each output line came from (`Shrunk.kept`).
+
+Line indices are those of `klipui.shrink.text.split_lines(text)` (CRLF-aware; a trailing newline
+adds no line). Optional module attributes a reducer may set (see `klipui.shrink.pipeline`):
+`overflow` ("head" default, "tail", "both", "hint": which end survives when the plan is still over
+budget), `gap_label` (a word appended to its markers) and `describe` (a few words for the note).
+Detection should look at a bounded sample (`klipui.shrink.text.sample_lines`).
 """
 
 from __future__ import annotations
