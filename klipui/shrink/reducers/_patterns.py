@@ -204,6 +204,40 @@ class Fitter:
         for cand in sorted(cands, key=lambda c: (-c.priority, c.start)):
             self.try_add(cand)
 
+    def add_summary(self, rows: list[str], where: tuple[int, int] | None = None) -> bool:
+        """Replace the largest gap (or `where`, a gap) by its marker followed by as many `rows`
+        as fit. Returns whether anything was added."""
+        gaps = self.gaps()
+        if where is not None:
+            gaps = [g for g in gaps if g[0] <= where[0] and where[1] <= g[1]]
+        if not gaps or not rows:
+            return False
+        start, end = max(gaps, key=lambda g: (g[1] - g[0], -g[0]))
+        head = f"... {self.lines.chars(start, end):,} characters, {end - start:,} lines omitted ..."
+        if end - start == 1:
+            head = head.replace(" 1 lines ", " 1 line ")
+        chosen: list[str] = []
+        for row in rows:
+            trial = Cand(start, end, MID, (head, *chosen, row))
+            if self._fits_replacing(trial):
+                chosen.append(row)
+            else:
+                break
+        if not chosen:
+            return False
+        return self.try_add(Cand(start, end, MID, (head, *chosen)))
+
+    def _fits_replacing(self, cand: Cand) -> bool:
+        i = bisect_left(self.sel_starts, cand.start)
+        left, right = self.sel[i - 1], self.sel[i]
+        gc, gl = self._gap(left.end, right.start)
+        ac, al = self._gap(left.end, cand.start)
+        bc, bl = self._gap(cand.end, right.start)
+        pc, pl = self._cost(cand)
+        chars = self.chars - gc + ac + bc + pc
+        count = self.nlines - gl + al + bl + pl
+        return chars <= self.max_chars and count <= self.max_lines
+
     def gaps(self) -> list[tuple[int, int]]:
         """The omitted ranges (before gap filling) between the selected pieces."""
         out = []

@@ -1,0 +1,186 @@
+"""Compiler and bundler output: each distinct error with its location, repeats counted.
+
+Handles tsc, cargo/rustc, gcc/clang (template spew: the error line, the `required from here`
+point in user code, the key message after it), go build, javac, webpack, esbuild, vite and make.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from klipui.shrink.plan import Budget, Hint, Plan
+from klipui.shrink.reducers._patterns import (
+    FLOOR,
+    HIGH,
+    LOW,
+    MID,
+    TOP,
+    Cand,
+    Fitter,
+    Lines,
+    command_matches,
+    finish,
+    sample,
+)
+
+name = "build"
+describe = "errors with their locations and summary kept, repeats counted, progress dropped"
+
+_COMMAND = re.compile(
+    r"\b(?:tsc|make|cmake|ninja|gcc|g\+\+|clang\+?\+?|cc|c\+\+|rustc|cargo\s+(?:build|check|b|run)"
+    r"|go\s+(?:build|vet|install|run)|javac|mvn|gradlew?|webpack|vite\s+build|esbuild|rollup"
+    r"|npm\s+run\s+build|yarn\s+build|pnpm\s+build|next\s+build|swiftc|dotnet\s+build|zig)\b"
+)
+
+_PROBLEM = re.compile(
+    r"^(?:"
+    r"(?P<tsc>\S.*?\(\d+,\d+\): (?:error|warning) TS\d+: .*)"
+    r"|(?P<rust>(?:error|warning)(?:\[E\d{4}\])?: (?!could not compile|aborting|build failed).*)"
+    r"|(?P<gcc>(?![^:\n]*\.py:)[^\s:][^:\n]*:\d+(?::\d+)?: (?:fatal error|error|warning): .*)"
+    r"|(?P<go>(?:\./)?[\w./-]+\.go:\d+(?::\d+)?: (?!.*\(\w+\)$).*)"
+    r"|(?P<webpack>(?:ERROR|WARNING) in .*)"
+    r"|(?P<esbuild>\s*(?:✘ \[ERROR\]|▲ \[WARNING\]|X \[ERROR\]) .*)"
+    r"|(?P<vite>.*\[(?:vite|plugin:[\w:-]+)\].*)"
+    r")$",
+    re.M,
+)
+
+_SUMMARY = re.compile(
+    r"^(?:"
+    r"Found \d+ errors?\b.*"
+    r"|error: could not compile .*"
+    r"|error: aborting due to .*"
+    r"|(?:warning|error): .* generated \d+ (?:warnings?|errors?).*"
+    r"|warning: build failed.*"
+    r"|\d+ errors?(?: and \d+ warnings?)? generated\.?"
+    r"|\d+ (?:errors?|warnings?)$"
+    r"|make(?:\[\d+\])?: \*\*\* .*"
+    r"|make(?:\[\d+\])?: Target .* not remade .*"
+    r"|ninja: build stopped.*"
+    r"|FAILED: .*"
+    r"|webpack .*compiled.*"
+    r"|(?:Build|Compilation|BUILD) (?:failed|succeeded|complete|FAILED|SUCCESSFUL|FAILURE).*"
+    r"|error during build:.*"
+    r"|✓ built in .*|x Build failed.*"
+    r"|\[ERROR\] (?:COMPILATION ERROR|Failed to execute goal).*"
+    r"|\s*Finished .* target\(s\) in .*"
+    r"|Some errors have detailed explanations.*"
+    r"|# \S+$"
+    r")",
+    re.M,
+)
+
+_SYSTEM = re.compile(r"^(?:/usr/|/opt/|/Library/|C:\\Program Files|/nix/store/)|/include/c\+\+/")
+_REQUIRED_HERE = re.compile(r"^[^\s:][^:\n]*:\d+:\d+:\s+required from here", re.M)
+_CONTEXT = re.compile(
+    r"^[^\s:][^:\n]*: (?:In (?:function|member function|instantiation|static)|At )", re.M
+)
+_LOCATION_SPLIT = re.compile(r"^(\S.*?)(?:\(\d+,\d+\)|:\d+(?::\d+)?):? ")
+_RUST_ARROW = re.compile(r"^\s*--> ")
+
+
+def detect(text: str, hint: Hint) -> bool:
+    """Compiler diagnostics with a build summary, a build command, or many diagnostics."""
+    lines = sample(text)
+    problems = summaries = 0
+    for line in lines:
+        if _PROBLEM.match(line):
+            problems += 1
+        elif _SUMMARY.match(line):
+            summaries += 1
+        if "clippy::" in line:
+            return False
+    if hint.command and "clippy" in hint.command:
+        return False
+    if problems and summaries:
+        return True
+    if problems and command_matches(hint.command, _COMMAND):
+        return True
+    return problems >= 5 and problems >= len(lines) * 0.1
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    """Each distinct diagnostic first, then locations and code frames, then repeats."""
+    lines = Lines(text)
+    n = len(lines)
+    if n == 0:
+        return None
+    priority: dict[int, int] = {}
+
+    def mark(i: int, p: int) -> None:
+        if priority.get(i, -1) < p:
+            priority[i] = p
+
+    for i in lines.hits(_SUMMARY):
+        mark(i, TOP)
+
+    text_lines = lines.lines
+    messages: Counter[str] = Counter()
+    first_of: dict[str, int] = {}
+    repeats: list[int] = []
+    problem_lines = lines.hits(_PROBLEM)
+    for i in problem_lines:
+        line = text_lines[i]
+        key = _message_key(line)
+        messages[key] += 1
+        if key in first_of:
+            repeats.append(i)
+            continue
+        first_of[key] = i
+        error = "error" in line.lower() or "✘" in line
+        system = bool(_SYSTEM.search(line))
+        after_required = i > 0 and bool(_REQUIRED_HERE.match(text_lines[i - 1]))
+        if error and (not system or after_required):
+            mark(i, HIGH)
+        elif error:
+            mark(i, LOW)
+        else:
+            mark(i, MID if not system else FLOOR)
+        _mark_frame(text_lines, i, mark, HIGH if error and not system else LOW)
+
+    for i in lines.hits(_REQUIRED_HERE):
+        if not _SYSTEM.search(text_lines[i]):
+            mark(i, MID)
+    for i in lines.hits(_CONTEXT):
+        if not _SYSTEM.search(text_lines[i]):
+            mark(i, LOW)
+
+    for i in repeats:
+        if messages[_message_key(text_lines[i])] < 3:
+            mark(i, LOW)
+    if not priority:
+        return None
+    fitter = Fitter(lines, budget)
+    cands = [Cand(i, i + 1, p) for i, p in priority.items()]
+    fitter.add_all([c for c in cands if c.priority > FLOOR])
+    repeated = [(count, key) for key, count in messages.items() if count >= 3]
+    if repeated:
+        repeated.sort(key=lambda item: (-item[0], first_of[item[1]]))
+        first = first_of[repeated[0][1]]
+        rows = [f"[x{count}] {key}" for count, key in repeated]
+        if not fitter.add_summary(rows, where=(first + 1, first + 1)):
+            fitter.add_summary(rows)
+    fitter.add_all([c for c in cands if c.priority <= FLOOR])
+    return finish(fitter.plan(), n)
+
+
+def _message_key(line: str) -> str:
+    """The diagnostic without its location, so the same message in many files groups."""
+    m = _LOCATION_SPLIT.match(line)
+    return line[m.end() :].strip() if m else line.strip()
+
+
+def _mark_frame(lines: list[str], i: int, mark, headline: int) -> None:
+    """The lines right after a diagnostic: rust `-->` location, code frame, caret."""
+    n = len(lines)
+    for j in range(i + 1, min(n, i + 8)):
+        line = lines[j]
+        if not line.strip() or not (line[0].isspace() or line.startswith("|")):
+            break
+        if _RUST_ARROW.match(line):
+            mark(j, MID if headline == HIGH else FLOOR)
+        elif headline == HIGH:
+            mark(j, LOW)
+        else:
+            mark(j, FLOOR)
