@@ -7,9 +7,35 @@ tool pairs.
 """
 
 from klipui.klip.interval import KInterval, KIntervalError, parse_interval
+from klipui.klip.reindex import Drop, ReindexReport, reindex, reindex_report
+from klipui.klip.rules import (
+    DEFAULT_RULES,
+    DSH_REFERENCE_RULES,
+    DSH_RULES,
+    LOWERED_RULES,
+    RulesError,
+    RuleTable,
+    load_rules,
+    rules_for_format,
+)
+from klipui.klip.surface import Violation, validate
 
 __all__ = [
+    "DEFAULT_RULES",
+    "DSH_REFERENCE_RULES",
+    "DSH_RULES",
+    "LOWERED_RULES",
+    "Drop",
     "KInterval",
     "KIntervalError",
+    "ReindexReport",
+    "RuleTable",
+    "RulesError",
+    "Violation",
+    "load_rules",
     "parse_interval",
+    "reindex",
+    "reindex_report",
+    "rules_for_format",
+    "validate",
 ]

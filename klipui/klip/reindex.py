@@ -1,0 +1,365 @@
+"""The pure reindexer: keep the selected completed turns of a dsh event list as a valid seed.
+
+One forward scan over the log (research/klip.md §2): the turn cursor moves at `turn/start`,
+where the skip state resets; skip-n/skip-till run on every event before turn membership; an
+event of a selected turn (or a header event, before the first `turn/start`) claims the next seq
+*before* its rules run, so it can resolve its own seq; the first failing rule drops it and
+releases its seq. References only point backwards, so every drop is already reflected when a
+later event checks its references: the cascade reaches its fixpoint in the one pass.
+
+Inputs are never modified. Output events are fresh dicts; only the containers on a rewritten
+path (e.g. `data` for `data.turn`, `surfaceOp`) are copied, other nested values are shared with
+the input, so treat both as read-only (as the session model does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from klipui.klip.interval import KInterval, parse_interval
+from klipui.klip.rules import (
+    DEFAULT_RULES,
+    ArrayRule,
+    IntervalRule,
+    Rule,
+    RuleTable,
+    SkipN,
+    SkipTill,
+    ValueRule,
+)
+
+_MISSING = object()
+
+REASON_NO_TURNS = "no-completed-turn"
+"""The log has no `turn/end`: nothing is kept, header events included (as the reference)."""
+REASON_TURN = "turn"
+"""The event's turn is not selected (or was never completed)."""
+REASON_SKIP = "skip"
+"""A skip-n or skip-till rule removed the event (compaction blocks, prunes)."""
+REASON_REFERENCE = "reference"
+"""A rule found the event's reference dead: the cascade."""
+
+
+@dataclass(slots=True, frozen=True)
+class Drop:
+    """One event left out of the result, and why."""
+
+    seq: Any
+    """The event's seq in the input."""
+    type: str
+    turn: Any
+    """The turn cursor when the event was met (0: header event)."""
+    reason: str
+    """One of "no-completed-turn", "turn", "skip", "reference"."""
+    rule: str = ""
+    """The rule that dropped it, e.g. "array sourceEventSeqs" or "skip-till compaction/end"."""
+    detail: str = ""
+
+    def __str__(self) -> str:
+        head = f"seq {self.seq} {self.type}"
+        if self.reason == REASON_TURN:
+            return f"{head}: turn {self.turn} not selected"
+        if self.reason == REASON_NO_TURNS:
+            return f"{head}: the session has no completed turn"
+        return f"{head}: {self.rule}" + (f" — {self.detail}" if self.detail else "")
+
+
+@dataclass(slots=True)
+class ReindexReport:
+    """What `reindex` kept and why the rest went."""
+
+    events: list[dict[str, Any]]
+    selection: KInterval
+    turn_count: int
+    """Completed turns in the input (`data.turn` of the last `turn/end`)."""
+    intervals: list[tuple[int, int]]
+    """The selection resolved against `turn_count`."""
+    turns: dict[int, int]
+    """Old turn number → new turn number, for every selected turn."""
+    seqs: dict[Any, int]
+    """Old seq → new seq, for every kept event."""
+    dropped: list[Drop] = field(default_factory=list)
+
+    @property
+    def cascade(self) -> list[Drop]:
+        """Events of selected turns removed by a rule (skip or dead reference)."""
+        return [d for d in self.dropped if d.reason in (REASON_SKIP, REASON_REFERENCE)]
+
+
+def reindex(
+    events: Iterable[Mapping[str, Any]],
+    selection: KInterval | str,
+    rules: RuleTable = DEFAULT_RULES,
+) -> list[dict[str, Any]]:
+    """The seed for a child session holding the selected completed turns of `events`.
+
+    `events` are dsh SessionEvent dicts in log order (packed chunk rows expanded) or objects with
+    `to_dict()`; `selection` is a `KInterval` or its text (a `KIntervalError` when unreadable).
+    """
+    return _scan(events, selection, rules, None).events
+
+
+def reindex_report(
+    events: Iterable[Mapping[str, Any]],
+    selection: KInterval | str,
+    rules: RuleTable = DEFAULT_RULES,
+) -> ReindexReport:
+    """Like `reindex`, with the turn and seq maps and every dropped event with its reason."""
+    return _scan(events, selection, rules, [])
+
+
+class _Plan:
+    """The compiled rules of one event type."""
+
+    __slots__ = ("seq_rules", "skip_n", "skip_till", "surface", "turn_rules")
+
+    def __init__(self, table: RuleTable, event_type: str) -> None:
+        seq_rules = table.rules_for("seq", event_type)
+        self.skip_n = next((r.n for r in seq_rules if isinstance(r, SkipN)), None)
+        self.skip_till = next((r.till for r in seq_rules if isinstance(r, SkipTill)), None)
+        self.seq_rules = tuple(
+            _compile(r) for r in seq_rules if not isinstance(r, SkipN | SkipTill)
+        )
+        self.turn_rules = tuple(_compile(r) for r in table.rules_for("turn", event_type))
+        self.surface = event_type in table.surface
+
+
+_VALUE, _ARRAY, _INTERVAL = 0, 1, 2
+
+
+def _compile(rule: Rule) -> tuple[Any, ...]:
+    if isinstance(rule, ValueRule):
+        return (_VALUE, tuple(rule.path.split(".")), rule)
+    if isinstance(rule, ArrayRule):
+        return (_ARRAY, tuple(rule.path.split(".")), rule, rule.keep)
+    assert isinstance(rule, IntervalRule)
+    return (
+        _INTERVAL,
+        tuple(rule.start_path.split(".")),
+        tuple(rule.end_path.split(".")),
+        rule,
+        rule.surface,
+    )
+
+
+def _get(obj: Any, keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if type(obj) is not dict:
+            return _MISSING
+        obj = obj.get(key, _MISSING)
+    return obj
+
+
+def _put(event: dict[str, Any], keys: tuple[str, ...], value: Any, fresh: set[int]) -> None:
+    """Write `value` at `keys`, copying each container on the way once per event."""
+    node = event
+    for key in keys[:-1]:
+        child = node[key]
+        if id(child) not in fresh:
+            child = dict(child)
+            node[key] = child
+            fresh.add(id(child))
+        node = child
+    node[keys[-1]] = value
+
+
+def _is_number(value: Any) -> bool:
+    kind = type(value)
+    return kind is int or kind is float
+
+
+def _apply(
+    rules: tuple[tuple[Any, ...], ...],
+    event: dict[str, Any],
+    mapping: dict[Any, int],
+    surface_map: dict[Any, int],
+    fresh: set[int],
+    empty_array_drops: bool,
+) -> tuple[Rule, str] | None:
+    """Run `rules` on `event` in order; the first failing rule and why, or None when all pass."""
+    for compiled in rules:
+        kind = compiled[0]
+        if kind == _VALUE:
+            keys = compiled[1]
+            value = event.get(keys[0], _MISSING) if len(keys) == 1 else _get(event, keys)
+            if not _is_number(value):
+                continue
+            target = mapping.get(value)
+            if target is None:
+                return compiled[2], f"{'.'.join(keys)} {value} was removed"
+            if target != value or type(value) is not int:
+                _put(event, keys, target, fresh)
+        elif kind == _ARRAY:
+            keys = compiled[1]
+            value = _get(event, keys)
+            if type(value) is not list:
+                continue
+            mapped = [mapping[m] for m in value if _is_number(m) and m in mapping]
+            if not mapped and not compiled[3] and (value or empty_array_drops):
+                detail = "is empty" if not value else f"cites {_short(value)}, all removed"
+                return compiled[2], f"{'.'.join(keys)} {detail}"
+            if mapped != value:
+                _put(event, keys, mapped, fresh)
+        else:
+            start, end = _get(event, compiled[1]), _get(event, compiled[2])
+            if not (_is_number(start) and _is_number(end)):
+                continue
+            table = surface_map if compiled[4] else mapping
+            first, last = _project(table, start, end)
+            if first is None or last is None:
+                kept = "surface event" if compiled[4] else "event"
+                return compiled[3], f"no {kept} of {start}..{end} survives"
+            if first != start:
+                _put(event, compiled[1], first, fresh)
+            if last != end:
+                _put(event, compiled[2], last, fresh)
+    return None
+
+
+def _project(table: dict[Any, int], start: Any, end: Any) -> tuple[int | None, int | None]:
+    """The mapped first and last survivors of the closed range `start..end` (None: none)."""
+    if end - start > len(table):
+        inside = [
+            k for k in table if _is_number(k) and start <= k <= end and k - start == int(k - start)
+        ]
+        if not inside:
+            return None, None
+        return table[min(inside)], table[max(inside)]
+    first = last = None
+    probe = start
+    while probe <= end:
+        if probe in table:
+            first = table[probe]
+            break
+        probe += 1
+    probe = end
+    while first is not None and probe >= start:
+        if probe in table:
+            last = table[probe]
+            break
+        probe -= 1
+    return first, last
+
+
+def _short(values: list[Any]) -> str:
+    shown = ", ".join(str(v) for v in values[:6])
+    return f"[{shown}{', …' if len(values) > 6 else ''}]"
+
+
+def _last_turn(events: list[Any]) -> int:
+    for src in reversed(events):
+        if src["type"] == "turn/end":
+            data = src.get("data")
+            turn = data.get("turn") if type(data) is dict else None
+            return int(turn) if _is_number(turn) else 0
+    return 0
+
+
+def _scan(
+    events: Iterable[Mapping[str, Any]],
+    selection: KInterval | str,
+    table: RuleTable,
+    drops: list[Drop] | None,
+) -> ReindexReport:
+    interval = parse_interval(selection) if isinstance(selection, str) else selection
+    log: list[Any] = [e if type(e) is dict else _as_dict(e) for e in events]
+    turn_count = _last_turn(log)
+    if turn_count <= 0:
+        if drops is not None:
+            drops.extend(Drop(e.get("seq"), e.get("type", ""), 0, REASON_NO_TURNS) for e in log)
+        return ReindexReport([], interval, 0, [], {}, {}, drops if drops is not None else [])
+    intervals = interval.resolve(turn_count)
+    turn_map: dict[Any, int] = {}
+    for start, end in intervals:
+        for old in range(start, end + 1):
+            turn_map[old] = len(turn_map) + 1
+    seq_map: dict[Any, int] = {}
+    surface_map: dict[Any, int] = {}
+    plans: dict[str, _Plan] = {}
+    empty_drops = table.empty_array_drops
+    keep_old_seq = table.override_keeps_seq
+    out: list[dict[str, Any]] = []
+    append = out.append
+    turn: Any = 0
+    count = 0
+    stack: list[str] = []
+    for src in log:
+        etype = src["type"]
+        plan = plans.get(etype)
+        if plan is None:
+            plan = plans[etype] = _Plan(table, etype)
+        if etype == "turn/start":
+            data = src.get("data")
+            turn = data.get("turn") if type(data) is dict else None
+            count = 0
+            stack.clear()
+        if count > 0:
+            count -= 1
+        if plan.skip_n is not None and plan.skip_n + 1 > count:
+            count = plan.skip_n + 1
+        if plan.skip_till is not None:
+            stack.append(plan.skip_till)
+        if count > 0:
+            if drops is not None:
+                drops.append(Drop(src.get("seq"), etype, turn, REASON_SKIP, "skip-n", ""))
+            continue
+        if stack:
+            if etype == stack[-1]:
+                stack.pop()
+            if drops is not None:
+                drops.append(Drop(src.get("seq"), etype, turn, REASON_SKIP, "skip-till", ""))
+            continue
+        if turn != 0 and turn not in turn_map:
+            if drops is not None:
+                drops.append(Drop(src.get("seq"), etype, turn, REASON_TURN))
+            continue
+        old = src.get("seq")
+        new_seq = len(out)
+        seq_map[old] = new_seq
+        if plan.surface:
+            surface_map[old] = new_seq
+        event = dict(src)
+        fresh: set[int] = set()
+        failed = None
+        if plan.seq_rules:
+            failed = _apply(plan.seq_rules, event, seq_map, surface_map, fresh, empty_drops)
+        if failed is None and plan.turn_rules:
+            failed = _apply(plan.turn_rules, event, turn_map, turn_map, fresh, empty_drops)
+        if failed is None:
+            if not keep_old_seq:
+                event["seq"] = new_seq
+            append(event)
+            continue
+        del seq_map[old]
+        surface_map.pop(old, None)
+        if drops is not None:
+            rule, detail = failed
+            drops.append(Drop(old, etype, turn, REASON_REFERENCE, str(rule), detail))
+    if drops is not None:
+        _name_skips(drops, table)
+    return ReindexReport(
+        out, interval, turn_count, intervals, turn_map, seq_map, drops if drops is not None else []
+    )
+
+
+def _name_skips(drops: list[Drop], table: RuleTable) -> None:
+    """Replace the bare "skip-n"/"skip-till" of skip drops with the rule that opened the run."""
+    opener = ""
+    for index, drop in enumerate(drops):
+        if drop.reason != REASON_SKIP:
+            continue
+        own = next(
+            (r for r in table.rules_for("seq", drop.type) if isinstance(r, SkipN | SkipTill)), None
+        )
+        if own is not None:
+            opener = f"{own} (opened by {drop.type})"
+        drops[index] = Drop(drop.seq, drop.type, drop.turn, drop.reason, opener or drop.rule)
+
+
+def _as_dict(event: Any) -> dict[str, Any]:
+    to_dict = getattr(event, "to_dict", None)
+    if to_dict is None:
+        raise TypeError(f"expected a SessionEvent dict or Event, got {type(event).__name__}")
+    return to_dict()
