@@ -1,0 +1,272 @@
+"""The session screen: the turn list with its selection, and the events of the current turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, LoadingIndicator, Static
+
+from klipui.session.model import Session
+from klipui.widgets.event_view import EventView
+from klipui.widgets.format import human_count, human_size
+from klipui.widgets.interval_bar import IntervalBar
+from klipui.widgets.turn_list import TurnList
+
+if TYPE_CHECKING:
+    from klipui.app import KlipuiApp
+
+SHOW_DELAY = 0.04
+"""Seconds the cursor must rest on a turn before its events are drawn (fast key repeat)."""
+
+
+def _open(path: Path) -> Session:
+    from klipui.session import open_session
+
+    return open_session(path)
+
+
+def turn_marks(session: Session) -> dict[int, str]:
+    """Marks per turn number: ◆ compaction, ⑂ sidechain."""
+    marks: dict[int, str] = {}
+    records = session.records
+    for turn in session.turns:
+        mark = ""
+        for event in session.events[turn.start : turn.end]:
+            if event.type == "compaction/summary" and "◆" not in mark:
+                mark += "◆"
+            if (
+                "⑂" not in mark
+                and event.origin is not None
+                and event.origin < len(records)
+                and isinstance(records[event.origin].value, dict)
+                and records[event.origin].value.get("isSidechain") is True
+            ):
+                mark += "⑂"
+        if mark:
+            marks[turn.number] = mark
+    return marks
+
+
+class SessionScreen(Screen[None]):
+    """One session: turns on the left, the current turn's events on the right."""
+
+    BINDING_GROUP_TITLE = "Session screen"
+    HELP = (
+        "Select turns with space, shift+arrows, `a` (all), `i` (invert), Escape (clear), or type "
+        "them with `:`. `k` previews the clip of the selection; `s` opens the shrink pane on the "
+        "current tool result. Tab moves between the turn list and the events."
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("colon", "interval", "Interval", key_display=":"),
+        Binding("k", "clip", "Clip"),
+        Binding("s", "shrink", "Shrink"),
+        Binding("c", "next_compaction", "Next compaction", show=False),
+        Binding("x", "next_error", "Next error", show=False),
+        Binding("A", "subagents", "Sub-agents", show=False),
+        Binding("m", "toggle_all_events", "All events", show=False),
+        Binding("q,backspace", "back", "Back"),
+    ]
+
+    def __init__(self, path: Path, session: Session | None = None) -> None:
+        super().__init__()
+        self.path = path
+        self.session: Session | None = session
+        self.show_all = False
+        self._pending_turn: int | None = None
+        self._timer = None
+
+    @property
+    def klipui(self) -> KlipuiApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Opening {self.path.name}…", id="session-info")
+        yield LoadingIndicator(id="session-loading")
+        with Horizontal(id="session-body"):
+            yield TurnList(id="turn-list")
+            yield EventView(id="event-view")
+        yield IntervalBar(id="interval-bar")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#session-body").display = False
+        if self.session is not None:
+            self._loaded(self.session, {})
+        else:
+            self.load_session()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 100, "-narrow")
+
+    @work(thread=True, exclusive=True, group="session-open", exit_on_error=False)
+    def load_session(self) -> None:
+        """Read and lower the session file, then compute the turn marks."""
+        try:
+            session = _open(self.path)
+        except Exception as error:  # an unreadable file is reported on screen, not raised
+            self.app.call_from_thread(self._failed, f"{self.path}: {error}")
+            return
+        self.app.call_from_thread(self._loaded, session, {})
+        marks = turn_marks(session)
+        self.app.call_from_thread(self.query_one(TurnList).set_marks, marks)
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#session-loading").display = False
+        self.query_one("#session-info", Static).update(f"⚠ {message}")
+        self.notify(message, severity="error", timeout=10)
+
+    def _loaded(self, session: Session, marks: dict[int, str]) -> None:
+        self.session = session
+        self.query_one("#session-loading").display = False
+        self.query_one("#session-body").display = True
+        turns = self.query_one(TurnList)
+        turns.set_turns(session.turns, marks)
+        self._update_info()
+        if not session.turns:
+            self.query_one(EventView).show_turn(session, 0, len(session.events), show_all=True)
+        turns.focus()
+        if session.problems:
+            first = session.problems[0]
+            more = f" (and {len(session.problems) - 1} more)" if len(session.problems) > 1 else ""
+            self.notify(f"{first}{more}", severity="warning", timeout=8)
+
+    def _update_info(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        turns = self.query_one(TurnList)
+        tokens = sum(t.tokens for t in session.turns)
+        parts = [
+            session.title or self.path.name,
+            session.format,
+            f"{len(session.turns)} turns",
+            f"{human_count(tokens)} tokens",
+            human_size(self.path.stat().st_size) if self.path.exists() else "",
+        ]
+        if session.subagents:
+            parts.append(f"{len(session.subagents)} sub-agents (A)")
+        if turns.selected:
+            parts.append(f"selected {len(turns.selected)}")
+        self.query_one("#session-info", Static).update(" · ".join(p for p in parts if p))
+
+    # --- turn list and event view ------------------------------------------------------------
+
+    @on(TurnList.Highlighted)
+    def _turn_highlighted(self, event: TurnList.Highlighted) -> None:
+        self._pending_turn = event.number
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(SHOW_DELAY, self._show_pending)
+
+    def _show_pending(self) -> None:
+        self._timer = None
+        if self._pending_turn is not None:
+            self.show_turn(self._pending_turn)
+
+    def show_turn(self, number: int) -> None:
+        """Draw the events of turn `number` in the event view."""
+        session = self.session
+        if session is None or not 1 <= number <= len(session.turns):
+            return
+        turn = session.turns[number - 1]
+        self.query_one(EventView).show_turn(session, turn.start, turn.end, self.show_all)
+
+    @on(TurnList.SelectionChanged)
+    def _selection_changed(self, event: TurnList.SelectionChanged) -> None:
+        self._update_info()
+
+    # --- interval bar ------------------------------------------------------------------------
+
+    def action_interval(self) -> None:
+        if self.session is None:
+            return
+        turns = self.query_one(TurnList)
+        self.query_one(IntervalBar).open(sorted(turns.selected), len(turns.turns))
+
+    @on(IntervalBar.Selected)
+    def _interval_selected(self, event: IntervalBar.Selected) -> None:
+        turns = self.query_one(TurnList)
+        turns.select(event.turns)
+
+    @on(IntervalBar.Closed)
+    def _interval_closed(self, event: IntervalBar.Closed) -> None:
+        turns = self.query_one(TurnList)
+        if event.restore is not None:
+            turns.select(event.restore)
+        turns.focus()
+
+    # --- navigation --------------------------------------------------------------------------
+
+    def _jump_to_turn_with(self, has: str) -> None:
+        turns = self.query_one(TurnList)
+        count = len(turns.turns)
+        for step in range(1, count + 1):
+            index = (turns.cursor + step) % count
+            turn = turns.turns[index]
+            if (has == "error" and turn.errors) or (has in turns.marks.get(turn.number, "")):
+                turns.cursor = index
+                return
+        self.notify("none in this session" if has != "error" else "no failed tool call")
+
+    def action_next_compaction(self) -> None:
+        self._jump_to_turn_with("◆")
+
+    def action_next_error(self) -> None:
+        self._jump_to_turn_with("error")
+
+    def action_toggle_all_events(self) -> None:
+        self.show_all = not self.show_all
+        turn = self.query_one(TurnList).current
+        if turn is not None:
+            self.show_turn(turn.number)
+
+    def action_subagents(self) -> None:
+        session = self.session
+        if session is None or not session.subagents:
+            self.notify("This session has no sub-agent files.")
+            return
+        from klipui.screens.pick import PickScreen
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.klipui.open_session(path)
+
+        options = [(p.name, p) for p in session.subagents]
+        self.app.push_screen(PickScreen("Open a sub-agent session", options), chosen)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    # --- clip and shrink ---------------------------------------------------------------------
+
+    def action_clip(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        turns = self.query_one(TurnList)
+        if not turns.selected:
+            self.notify("Select turns first: space, shift+↓, `a`, or `:` to type them.")
+            return
+        from klipui.screens.clip import ClipScreen
+
+        self.app.push_screen(ClipScreen(session, sorted(turns.selected)))
+
+    def action_shrink(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        view = self.query_one(EventView)
+        block = view.first_result()
+        if block is None:
+            self.notify("No tool result in this turn.")
+            return
+        view.invalidate()
+        from klipui.screens.shrink import ShrinkScreen
+
+        self.app.push_screen(ShrinkScreen(session, block))

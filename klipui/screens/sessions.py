@@ -1,0 +1,439 @@
+"""The sessions screen: every session found, filled in by workers, filtered, sorted, grouped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar
+from textual.worker import get_current_worker
+
+from klipui.session.model import SessionInfo
+from klipui.widgets.format import human_count, human_size, one_line, relative_time
+
+if TYPE_CHECKING:
+    from klipui.app import KlipuiApp, Sources
+
+BATCH_SECONDS = 0.1
+"""How often the discovery worker hands rows to the table."""
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    key: str
+    label: str
+    sort_key: Callable[[SessionInfo], object]
+    numeric: bool = False
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("title", "Title", lambda i: (i.title or i.first_prompt or i.path.name).lower()),
+    Column("agent", "Agent", lambda i: i.agent or ""),
+    Column("project", "Project", lambda i: (i.project or "").lower()),
+    Column("updated", "Updated", lambda i: i.updated or 0.0, numeric=True),
+    Column("turns", "Turns", lambda i: i.turns or 0, numeric=True),
+    Column("tokens", "Tokens", lambda i: i.tokens or 0, numeric=True),
+    Column("size", "Size", lambda i: i.bytes, numeric=True),
+)
+
+
+def _discover(sources: Sources) -> tuple[Iterator[SessionInfo], str | None]:
+    """Session infos for the sources, and a notice to show (demo fallback)."""
+    from klipui.session import discover
+
+    if sources.demo:
+        from klipui.demo import demo_paths
+
+        return discover.discover(paths=list(demo_paths()), roots=False), "Demo sessions"
+    if sources.paths:
+        return discover.discover(paths=sources.paths, roots=False), None
+    return discover.discover(), None
+
+
+def _exact(info: SessionInfo) -> SessionInfo:
+    from klipui.session import exact_info
+
+    return exact_info(info.path)
+
+
+def matches(info: SessionInfo, needle: str) -> bool:
+    """True when the filter text occurs in the title, project, first prompt or file name."""
+    if not needle:
+        return True
+    haystack = " ".join(
+        x or "" for x in (info.title, info.project, info.first_prompt, info.path.name, info.cwd)
+    ).lower()
+    return all(word in haystack for word in needle.lower().split())
+
+
+def ordered_rows(
+    infos: Iterable[SessionInfo],
+    needle: str,
+    sort: Column,
+    reverse: bool,
+    group: bool,
+) -> list[tuple[SessionInfo | str, int]]:
+    """Rows to show, each an info (or a group title) with its depth under its parent."""
+    shown = [i for i in infos if matches(i, needle)]
+    by_key: dict[str, SessionInfo] = {}
+    for info in shown:
+        by_key[str(info.path)] = info
+        if info.session_id:
+            by_key.setdefault(info.session_id, info)
+    children: dict[str, list[SessionInfo]] = {}
+    roots: list[SessionInfo] = []
+    for info in shown:
+        parent = by_key.get(info.parent or "") or by_key.get(
+            str((info.path.parent / (info.parent or "")).resolve()) if info.parent else ""
+        )
+        if parent is not None and parent is not info:
+            children.setdefault(str(parent.path), []).append(info)
+        else:
+            roots.append(info)
+
+    def key(info: SessionInfo) -> tuple[object, ...]:
+        return (info.format is None, sort.sort_key(info))
+
+    def place(info: SessionInfo, depth: int, out: list[tuple[SessionInfo | str, int]]) -> None:
+        out.append((info, depth))
+        for child in sorted(children.get(str(info.path), ()), key=key, reverse=reverse):
+            if depth < 8:
+                place(child, depth + 1, out)
+
+    rows: list[tuple[SessionInfo | str, int]] = []
+    if group:
+        projects: dict[str, list[SessionInfo]] = {}
+        for info in roots:
+            projects.setdefault(info.project or "(no project)", []).append(info)
+        for project in sorted(projects, key=str.lower):
+            members = sorted(projects[project], key=key, reverse=reverse)
+            rows.append((f"{project} · {len(members)}", 0))
+            for info in members:
+                place(info, 1, rows)
+    else:
+        for info in sorted(roots, key=key, reverse=reverse):
+            place(info, 0, rows)
+    return rows
+
+
+class SessionTable(DataTable):
+    """The session list."""
+
+    BINDING_GROUP_TITLE = "Sessions"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]
+
+
+class SessionsScreen(Screen[None]):
+    """All sessions: title, agent, project, updated, turns, tokens, size."""
+
+    BINDING_GROUP_TITLE = "Sessions screen"
+    HELP = (
+        "Every session found. Figures marked `~` are estimates from the head of the file; "
+        "they turn exact as a worker reads each file. Children (clipped sessions, sub-agents) "
+        "are listed under their parent. A file that could not be read shows its problem."
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", priority=False),
+        Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("s", "next_sort", "Sort"),
+        Binding("r", "reverse_sort", "Reverse"),
+        Binding("g", "toggle_group", "Group by project"),
+        Binding("f5", "rescan", "Rescan", show=False),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    def __init__(self, sources: Sources) -> None:
+        super().__init__()
+        self.sources = sources
+        self.infos: dict[str, SessionInfo] = {}
+        self.sort_index = 3
+        self.sort_reverse = True
+        self.group = False
+        self.needle = ""
+        self.scanned = 0
+        self.exact_done = 0
+        self.discovering = True
+        self._refresh_pending = False
+
+    @property
+    def klipui(self) -> KlipuiApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="filter: title, project, first prompt", id="session-filter")
+        table = SessionTable(id="session-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        with Horizontal(id="session-status"):
+            yield Label("", id="session-count")
+            yield ProgressBar(id="session-progress", show_eta=False, show_percentage=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(SessionTable)
+        for column in COLUMNS:
+            table.add_column(column.label, key=column.key)
+        self.query_one("#session-filter", Input).display = False
+        table.focus()
+        self.discover_sessions()
+
+    # --- workers -----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="sessions-discover", exit_on_error=False)
+    def discover_sessions(self) -> None:
+        """List the sessions of the sources, handing rows over in small batches."""
+        import time
+
+        worker = get_current_worker()
+        infos, notice = _discover(self.sources)
+        if notice:
+            self.app.call_from_thread(self.app.notify, notice, title="klipui")
+        batch: list[SessionInfo] = []
+        total = 0
+        last = time.monotonic()
+        for info in infos:
+            if worker.is_cancelled:
+                return
+            batch.append(info)
+            total += 1
+            if time.monotonic() - last >= BATCH_SECONDS or total <= 1:
+                self.app.call_from_thread(self._add_infos, batch)
+                batch = []
+                last = time.monotonic()
+        if total == 0 and not self.sources.paths and self.sources.fallback_to_demo:
+            from klipui.demo import demo_paths
+            from klipui.session import discover
+
+            self.app.call_from_thread(
+                self.app.notify,
+                "No sessions found in the agents' folders: showing the bundled demo sessions.",
+                title="klipui demo",
+                timeout=8,
+            )
+            batch = list(discover.discover(paths=list(demo_paths()), roots=False))
+        self.app.call_from_thread(self._add_infos, batch, True)
+
+    @work(thread=True, exclusive=True, group="sessions-exact", exit_on_error=False)
+    def compute_exact(self) -> None:
+        """Read every session fully for exact figures, largest last."""
+        worker = get_current_worker()
+        pending = sorted(
+            (i for i in self.infos.values() if not i.exact and i.format), key=lambda i: i.bytes
+        )
+        for info in pending:
+            if worker.is_cancelled:
+                return
+            try:
+                exact = _exact(info)
+            except Exception as error:  # a file that breaks the reader is listed, not fatal
+                exact = SessionInfo(
+                    path=info.path,
+                    format=info.format,
+                    agent=info.agent,
+                    title=info.title,
+                    bytes=info.bytes,
+                    problem=str(error),
+                )
+            self.app.call_from_thread(self._update_info, exact)
+
+    # --- table -------------------------------------------------------------------------------
+
+    def _add_infos(self, batch: list[SessionInfo], finished: bool = False) -> None:
+        for info in batch:
+            self.infos[str(info.path)] = info
+        self.scanned = len(self.infos)
+        if finished:
+            self.discovering = False
+            self.compute_exact()
+        self._schedule_refresh(immediate=self.query_one(SessionTable).row_count == 0)
+
+    def _update_info(self, info: SessionInfo) -> None:
+        self.infos[str(info.path)] = info
+        self.exact_done += 1
+        self._schedule_refresh()
+
+    def _schedule_refresh(self, immediate: bool = False) -> None:
+        if immediate:
+            self.refresh_table()
+            return
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            self.set_timer(0.25, self.refresh_table)
+
+    def refresh_table(self) -> None:
+        """Rebuild the rows from the infos, keeping the cursor on the same session."""
+        self._refresh_pending = False
+        table = self.query_one(SessionTable)
+        current = self.current_key()
+        rows = ordered_rows(
+            self.infos.values(),
+            self.needle,
+            COLUMNS[self.sort_index],
+            self.sort_reverse,
+            self.group,
+        )
+        table.clear()
+        now = self.klipui.now()
+        new_rows = []
+        keys = []
+        for item, depth in rows:
+            if isinstance(item, str):
+                key = f"group:{item}"
+                new_rows.append([Text(item, style="bold"), "", "", "", "", "", ""])
+            else:
+                key = str(item.path)
+                new_rows.append(self._cells(item, depth, now))
+            keys.append(key)
+        for key, cells in zip(keys, new_rows, strict=True):
+            table.add_row(*cells, key=key)
+        if current is not None and current in keys:
+            table.move_cursor(row=keys.index(current), animate=False)
+        self._update_status()
+
+    def _cells(self, info: SessionInfo, depth: int, now: float) -> list[object]:
+        indent = "  " * max(0, depth - (1 if self.group else 0))
+        branch = "└ " if depth > (1 if self.group else 0) else ""
+        if info.problem or info.format is None:
+            title = Text.assemble(
+                indent + branch,
+                ("⚠ ", "bold red"),
+                (info.path.name, "red"),
+                (f"  {info.problem or 'not a session file'}", "dim red"),
+            )
+        else:
+            label = one_line(info.title or info.first_prompt or info.path.name, 80)
+            title = Text(indent + branch + label)
+        exact = info.exact
+        return [
+            title,
+            info.agent,
+            one_line(info.project, 40),
+            relative_time(info.updated, now),
+            Text(human_count(info.turns, exact), justify="right"),
+            Text(human_count(info.tokens, exact), justify="right"),
+            Text(human_size(info.bytes), justify="right"),
+        ]
+
+    def _update_status(self) -> None:
+        table = self.query_one(SessionTable)
+        shown = sum(1 for key in table.rows if not str(key.value).startswith("group:"))
+        sort = COLUMNS[self.sort_index]
+        arrow = "↓" if self.sort_reverse else "↑"
+        parts = [f"{shown} of {len(self.infos)} sessions", f"sort: {sort.label} {arrow}"]
+        if self.needle:
+            parts.append(f"filter: {self.needle!r}")
+        if self.group:
+            parts.append("grouped by project")
+        readable = sum(1 for i in self.infos.values() if i.format)
+        if self.discovering:
+            parts.append("scanning…")
+        elif self.exact_done < readable:
+            parts.append(f"exact figures {self.exact_done}/{readable}")
+        self.query_one("#session-count", Label).update(" · ".join(parts))
+        progress = self.query_one(ProgressBar)
+        busy = self.discovering or self.exact_done < readable
+        progress.display = busy
+        if self.discovering:
+            progress.update(total=None)
+        else:
+            progress.update(total=max(1, readable), progress=self.exact_done)
+
+    def current_key(self) -> str | None:
+        table = self.query_one(SessionTable)
+        if table.row_count == 0:
+            return None
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        return str(row_key.value)
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        key = self.current_key()
+        if key is None or key.startswith("group:"):
+            return
+        info = self.infos.get(key)
+        if info is not None and info.format is None:
+            self.notify(
+                f"{info.path.name}: {info.problem or 'not a session file'}", severity="error"
+            )
+            return
+        self.klipui.open_session(Path(key))
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#session-filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#session-filter", Input)
+        if box.value or box.display:
+            box.value = ""
+            box.display = False
+            self.needle = ""
+            self.refresh_table()
+            self.query_one(SessionTable).focus()
+
+    @on(Input.Changed, "#session-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.needle = event.value.strip()
+        self.refresh_table()
+
+    @on(Input.Submitted, "#session-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        if not event.value.strip():
+            event.input.display = False
+        self.query_one(SessionTable).focus()
+
+    def action_next_sort(self) -> None:
+        self.sort_index = (self.sort_index + 1) % len(COLUMNS)
+        self.sort_reverse = COLUMNS[self.sort_index].numeric
+        self.refresh_table()
+
+    def action_reverse_sort(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self.refresh_table()
+
+    def sort_by(self, key: str) -> None:
+        """Sort by the column `key`; the same column again reverses the order."""
+        index = next(i for i, c in enumerate(COLUMNS) if c.key == key)
+        if index == self.sort_index:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_index = index
+            self.sort_reverse = COLUMNS[index].numeric
+        self.refresh_table()
+
+    @on(DataTable.HeaderSelected)
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        self.sort_by(str(event.column_key.value))
+
+    def action_toggle_group(self) -> None:
+        self.group = not self.group
+        self.refresh_table()
+
+    def action_rescan(self) -> None:
+        self.infos.clear()
+        self.exact_done = 0
+        self.discovering = True
+        self.discover_sessions()
+
+    def add_session(self, info: SessionInfo) -> None:
+        """Show a session written while the app runs (a clipped child)."""
+        self.infos[str(info.path)] = info
+        self.refresh_table()

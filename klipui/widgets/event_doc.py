@@ -1,0 +1,453 @@
+"""The rows of one turn's events: blocks with a header line and a lazily drawn body.
+
+A body is either a Rich renderable drawn at the view's width (markdown prose, a highlighted
+command, a diff) or plain text wrapped and highlighted one row at a time, so a 10 MB tool result
+costs only the rows on screen.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any, Protocol
+
+from rich.console import Console, RenderableType
+from rich.highlighter import Highlighter, JSONHighlighter, ReprHighlighter
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.strip import Strip
+
+from klipui.session.blocks import blocks_text, message_content
+from klipui.session.model import Event, Session
+from klipui.widgets.format import human_size
+
+GUTTER = 2
+RICH_LIMIT = 40_000
+"""Texts longer than this are drawn as plain wrapped rows instead of markdown or syntax."""
+HIDDEN_TYPES = frozenset({"turn/start", "turn/end", "step/start", "step/end"})
+SHOWN_TYPES = frozenset(
+    {
+        "user/message",
+        "assistant/message",
+        "tool/call",
+        "tool/result",
+        "compaction/summary",
+        "session/title",
+    }
+)
+
+
+class Body(Protocol):
+    def rows(self, width: int) -> int: ...
+    def render(self, row: int, width: int) -> list[Segment]: ...
+
+
+class TextBody:
+    """Plain text wrapped at the width, highlighted row by row."""
+
+    def __init__(
+        self, text: str, console: Console, style: Style | None = None, shape: str = "text"
+    ) -> None:
+        self.text = text
+        self.console = console
+        self.style = style or Style()
+        self.shape = shape
+        self._lines: list[str] | None = None
+        self._width = -1
+        self._starts: list[int] = []
+        self._highlighter: Highlighter = JSONHighlighter() if shape == "json" else ReprHighlighter()
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.expandtabs(4).split("\n")
+            if len(self._lines) > 1 and self._lines[-1] == "":
+                self._lines.pop()
+        return self._lines
+
+    def _layout(self, width: int) -> None:
+        if width != self._width:
+            self._width = width
+            self._starts = [0, *accumulate(max(1, -(-len(line) // width)) for line in self.lines)]
+
+    def rows(self, width: int) -> int:
+        self._layout(width)
+        return self._starts[-1]
+
+    def render(self, row: int, width: int) -> list[Segment]:
+        self._layout(width)
+        index = bisect_right(self._starts, row) - 1
+        line = self.lines[index]
+        part = line[(row - self._starts[index]) * width : (row - self._starts[index] + 1) * width]
+        text = Text(part, style=self.style, no_wrap=True, end="")
+        if self.shape == "diff":
+            text.stylize(_diff_style(line))
+        elif len(part) < 2000:
+            self._highlighter.highlight(text)
+        return list(text.render(self.console))
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "bold"
+    if line.startswith("+"):
+        return "green"
+    if line.startswith("-"):
+        return "red"
+    if line.startswith("@@"):
+        return "cyan"
+    return ""
+
+
+class RichBody:
+    """A Rich renderable drawn at the view's width."""
+
+    def __init__(self, renderable: RenderableType, console: Console) -> None:
+        self.renderable = renderable
+        self.console = console
+        self._width = -1
+        self._lines: list[list[Segment]] = []
+
+    def _layout(self, width: int) -> None:
+        if width != self._width:
+            self._width = width
+            options = self.console.options.update_width(width)
+            self._lines = self.console.render_lines(self.renderable, options, pad=False)
+
+    def rows(self, width: int) -> int:
+        self._layout(width)
+        return len(self._lines)
+
+    def render(self, row: int, width: int) -> list[Segment]:
+        self._layout(width)
+        return self._lines[row]
+
+
+@dataclass(slots=True)
+class Block:
+    """One event (or part of it) as shown: a header line and an optional body."""
+
+    kind: str
+    """prompt, assistant, thinking, call, result, error, image, compaction, title, meta."""
+    event_index: int
+    header: Text
+    body: Body | None = None
+    collapsed: bool = False
+    sidechain: bool = False
+    payload: dict[str, Any] = field(default_factory=dict)
+    """What actions need: callId, the result text, tool name, arguments."""
+
+
+def detect_shape(text: str) -> str:
+    """A cheap guess of what a tool output is, for highlighting: json, diff or text."""
+    head = text.lstrip()[:1]
+    if head in ("{", "[") and len(text) < 5_000_000:
+        try:
+            json.loads(text)
+            return "json"
+        except ValueError:
+            pass
+    sample = text[:20_000]
+    if "\n@@ " in sample or sample.startswith(("diff --git", "--- ", "@@ ")):
+        return "diff"
+    return "text"
+
+
+def _arguments(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _syntax(code: str, lexer: str) -> Syntax:
+    return Syntax(code, lexer, word_wrap=True, background_color="default", theme="ansi_dark")
+
+
+def call_body(name: str, arguments: Any, console: Console) -> Body:
+    """A tool call's arguments: a shell command as shell, an edit as a diff, else JSON."""
+    args = _arguments(arguments)
+    if isinstance(args, dict):
+        command = args.get("command") or args.get("cmd")
+        if isinstance(command, list):
+            command = " ".join(str(c) for c in command)
+        if isinstance(command, str) and len(command) < RICH_LIMIT:
+            extra = {k: v for k, v in args.items() if k not in ("command", "cmd")}
+            code = command + (f"\n# {json.dumps(extra, ensure_ascii=False)}" if extra else "")
+            return RichBody(_syntax(code, "bash"), console)
+        old, new = args.get("old_string"), args.get("new_string")
+        if isinstance(old, str) and isinstance(new, str) and len(old) + len(new) < RICH_LIMIT:
+            path = str(args.get("file_path") or args.get("path") or "file")
+            diff = "".join(
+                difflib.unified_diff(
+                    old.splitlines(keepends=True),
+                    new.splitlines(keepends=True),
+                    f"a/{path}",
+                    f"b/{path}",
+                )
+            )
+            return RichBody(_syntax(diff or "(no change)", "diff"), console)
+        for key in ("patch", "input", "diff"):
+            value = args.get(key)
+            if isinstance(value, str) and ("*** Begin Patch" in value or "\n@@" in value):
+                return TextBody(value, console, shape="diff")
+        text = json.dumps(args, indent=2, ensure_ascii=False)
+    else:
+        text = str(args)
+        if "*** Begin Patch" in text:
+            return TextBody(text, console, shape="diff")
+    if len(text) < RICH_LIMIT:
+        return RichBody(_syntax(text, "json"), console)
+    return TextBody(text, console, shape="json")
+
+
+def prose_body(text: str, console: Console, style: Style | None = None) -> Body:
+    """Markdown for prose of moderate size, plain wrapped rows beyond."""
+    if len(text) < RICH_LIMIT:
+        return RichBody(
+            Markdown(
+                text, code_theme="ansi_dark", inline_code_theme="ansi_dark", style=style or ""
+            ),
+            console,
+        )
+    return TextBody(text, console, style)
+
+
+def _is_sidechain(session: Session, event: Event) -> bool:
+    if event.origin is None or event.origin >= len(session.records):
+        return False
+    value = session.records[event.origin].value
+    return isinstance(value, dict) and value.get("isSidechain") is True
+
+
+def build_blocks(
+    session: Session,
+    start: int,
+    end: int,
+    console: Console,
+    styles: dict[str, Style],
+    show_all: bool = False,
+) -> list[Block]:
+    """The blocks of `session.events[start:end]`, in order."""
+    blocks: list[Block] = []
+    for index in range(start, end):
+        event = session.events[index]
+        sidechain = _is_sidechain(session, event)
+        before = len(blocks)
+        _event_blocks(event, index, console, styles, show_all, blocks)
+        for block in blocks[before:]:
+            block.sidechain = sidechain
+            if sidechain:
+                block.header = Text.assemble(("⑂ sidechain ", styles["sidechain"]), block.header)
+    return blocks
+
+
+def _event_blocks(
+    event: Event,
+    index: int,
+    console: Console,
+    styles: dict[str, Style],
+    show_all: bool,
+    out: list[Block],
+) -> None:
+    kind = event.type
+    if kind == "user/message":
+        text = blocks_text(message_content(event), tool_calls=False)
+        out.append(
+            Block(
+                "prompt",
+                index,
+                Text("▍ User", styles["prompt"]),
+                prose_body(text or "(empty)", console),
+            )
+        )
+        _images(message_content(event), index, styles, out)
+    elif kind == "assistant/message":
+        content = message_content(event)
+        model = ((event.data.get("message") or {}).get("source") or {}).get("model")
+        label = f"▍ Assistant · {model}" if model else "▍ Assistant"
+        for block in content if isinstance(content, list) else [content]:
+            if isinstance(block, str):
+                block = {"type": "text", "text": block}
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            text = block.get("text") or ""
+            if btype == "reasoning" and text.strip():
+                header = Text(f"▸ thinking · {len(text):,} chars", styles["thinking"])
+                out.append(
+                    Block(
+                        "thinking",
+                        index,
+                        header,
+                        TextBody(text, console, styles["thinking"]),
+                        collapsed=True,
+                    )
+                )
+            elif btype == "text" and text.strip():
+                out.append(
+                    Block(
+                        "assistant",
+                        index,
+                        Text(label, styles["assistant"]),
+                        prose_body(text, console),
+                    )
+                )
+        _images(content, index, styles, out)
+    elif kind == "tool/call":
+        name = str(event.data.get("name") or "tool")
+        call_id = str(event.data.get("callId") or "")
+        header = Text.assemble(
+            ("⚙ ", styles["call"]),
+            (name, styles["call"] + Style(bold=True)),
+            (f"  {call_id}", styles["meta"]),
+        )
+        out.append(
+            Block(
+                "call",
+                index,
+                header,
+                call_body(name, event.data.get("arguments"), console),
+                payload={"callId": call_id, "name": name, "arguments": event.data.get("arguments")},
+            )
+        )
+    elif kind == "tool/result":
+        content = message_content(event)
+        results = [
+            b for b in content or [] if isinstance(b, dict) and b.get("type") == "tool-result"
+        ]
+        for result in results or [{"content": content}]:
+            text = blocks_text(result.get("content"), tool_calls=False)
+            error = bool(result.get("isError"))
+            shape = detect_shape(text)
+            lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+            size = human_size(len(text.encode("utf-8", "replace")))
+            style = styles["error"] if error else styles["result"]
+            header = Text.assemble(
+                ("✗ error " if error else "↳ result ", style + Style(bold=True)),
+                (f"{size} · {lines:,} lines · {shape}", styles["meta"]),
+                (f"  {result.get('toolCallId') or ''}", styles["meta"]),
+            )
+            out.append(
+                Block(
+                    "error" if error else "result",
+                    index,
+                    header,
+                    TextBody(text, console, styles["error"] if error else None, shape),
+                    payload={"callId": result.get("toolCallId"), "text": text, "error": error},
+                )
+            )
+            _images(result.get("content"), index, styles, out)
+    elif kind == "compaction/summary":
+        summary = str(event.data.get("summary") or "")
+        out.append(
+            Block(
+                "compaction",
+                index,
+                Text("━━ compaction: the context was summarised ━━", styles["compaction"]),
+                prose_body(summary or "(no summary)", console, styles["thinking"]),
+            )
+        )
+    elif kind == "session/title":
+        out.append(Block("title", index, Text(f"title: {event.data.get('title')}", styles["meta"])))
+    elif show_all and kind not in HIDDEN_TYPES:
+        raw = json.dumps(event.data, ensure_ascii=False, indent=1, default=str)
+        out.append(
+            Block(
+                "meta",
+                index,
+                Text(f"· {kind} #{event.seq}", styles["meta"]),
+                TextBody(raw, console, styles["meta"], "json"),
+                collapsed=True,
+            )
+        )
+
+
+def _images(content: Any, index: int, styles: dict[str, Style], out: list[Block]) -> None:
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "image":
+            media = block.get("mediaType") or "image"
+            size = block.get("size")
+            label = f"▣ image · {media}" + (f" · {human_size(size)}" if size else "")
+            out.append(Block("image", index, Text(label, styles["image"])))
+
+
+class EventDocument:
+    """Blocks laid out as rows: header, body rows unless collapsed, one blank row."""
+
+    def __init__(self, blocks: list[Block], styles: dict[str, Style], console: Console) -> None:
+        self.blocks = blocks
+        self.console = console
+        self.styles = styles
+        self.current = 0 if blocks else -1
+        self._width = -1
+        self._starts: list[int] = [0]
+
+    def relayout(self) -> None:
+        self._width = -1
+
+    def _layout(self, width: int) -> None:
+        if width == self._width:
+            return
+        self._width = width
+        inner = max(1, width - GUTTER)
+        self._starts = [
+            0,
+            *accumulate(
+                1 + (0 if b.collapsed or b.body is None else b.body.rows(inner)) + 1
+                for b in self.blocks
+            ),
+        ]
+
+    def row_count(self, width: int) -> int:
+        self._layout(width)
+        return self._starts[-1]
+
+    def block_row(self, index: int, width: int) -> int:
+        """The first row of block `index`."""
+        self._layout(width)
+        return self._starts[index]
+
+    def block_at(self, row: int, width: int) -> int:
+        self._layout(width)
+        return max(0, min(len(self.blocks) - 1, bisect_right(self._starts, row) - 1))
+
+    def render_row(self, row: int, width: int, base: Style) -> Strip:
+        self._layout(width)
+        index = bisect_right(self._starts, row) - 1
+        if index >= len(self.blocks):
+            return Strip.blank(width, base)
+        block = self.blocks[index]
+        offset = row - self._starts[index]
+        last = self._starts[index + 1] - self._starts[index] - 1
+        if offset == last:
+            return Strip.blank(width, base)
+        is_current = index == self.current
+        gutter_style = (
+            self.styles["cursor"]
+            if is_current
+            else self.styles.get("gutter-" + block.kind, self.styles["gutter"])
+        )
+        if offset == 0:
+            mark = "▶ " if is_current else "  "
+            header = block.header.copy()
+            if block.body is not None:
+                header.append("  [+]" if block.collapsed else "", self.styles["meta"])
+            header.no_wrap = True
+            header.end = ""
+            segments = [Segment(mark, gutter_style), *header.render(self.console)]
+            return Strip(Segment.apply_style(segments, base), None)
+        assert block.body is not None
+        segments = [
+            Segment("│ ", gutter_style),
+            *block.body.render(offset - 1, max(1, width - GUTTER)),
+        ]
+        return Strip(Segment.apply_style(segments, base), None)

@@ -1,0 +1,182 @@
+"""The event view: the blocks of one turn, drawn row by row, with a block cursor."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Console
+from rich.style import Style
+from textual.binding import Binding, BindingType
+from textual.message import Message
+
+from klipui.session.model import Session
+from klipui.widgets.event_doc import Block, EventDocument, build_blocks
+from klipui.widgets.line_view import LineView
+
+STYLE_NAMES = (
+    "prompt",
+    "assistant",
+    "thinking",
+    "call",
+    "result",
+    "error",
+    "image",
+    "compaction",
+    "sidechain",
+    "meta",
+    "cursor",
+    "gutter",
+    "gutter-prompt",
+    "gutter-assistant",
+    "gutter-call",
+    "gutter-result",
+    "gutter-error",
+    "gutter-thinking",
+    "gutter-compaction",
+)
+
+
+class EventView(LineView):
+    """Prompt, assistant text, thinking, tool calls and results of the turn under the cursor."""
+
+    BINDING_GROUP_TITLE = "Events"
+    HELP = (
+        "The events of the current turn. `n`/`p` move between blocks, `]`/`[` between tool "
+        "results, Enter folds or unfolds a block (thinking starts folded), `t` unfolds every "
+        "thinking block. Long outputs are drawn only where you look, so they scroll at any size."
+    )
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"event-view--{name}" for name in STYLE_NAMES}
+    DEFAULT_CSS = """
+    EventView > .event-view--prompt { color: $accent; text-style: bold; }
+    EventView > .event-view--assistant { color: $success; text-style: bold; }
+    EventView > .event-view--thinking { color: $text-muted; text-style: italic; }
+    EventView > .event-view--call { color: $secondary; }
+    EventView > .event-view--result { color: $primary; }
+    EventView > .event-view--error { color: $error; }
+    EventView > .event-view--image { color: $warning; }
+    EventView > .event-view--compaction { color: $warning; text-style: bold; }
+    EventView > .event-view--sidechain { color: $secondary; text-style: italic; }
+    EventView > .event-view--meta { color: $text-muted; }
+    EventView > .event-view--cursor { color: $accent; text-style: bold; }
+    EventView > .event-view--gutter { color: $panel-lighten-2; }
+    EventView > .event-view--gutter-prompt { color: $accent 60%; }
+    EventView > .event-view--gutter-assistant { color: $success 60%; }
+    EventView > .event-view--gutter-call { color: $secondary 60%; }
+    EventView > .event-view--gutter-result { color: $primary 60%; }
+    EventView > .event-view--gutter-error { color: $error; }
+    EventView > .event-view--gutter-thinking { color: $panel-lighten-2; }
+    EventView > .event-view--gutter-compaction { color: $warning; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "block(1)", "Next block", show=False),
+        Binding("p", "block(-1)", "Prev block", show=False),
+        Binding("right_square_bracket", "result(1)", "Next result", key_display="]"),
+        Binding("left_square_bracket", "result(-1)", "Prev result", show=False, key_display="["),
+        Binding("enter", "fold", "Fold/unfold"),
+        Binding("t", "thinking", "Thinking", show=False),
+        Binding("up", "scroll_up", "Scroll up", show=False),
+        Binding("down", "scroll_down", "Scroll down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "scroll_home", "Top", show=False),
+        Binding("end", "scroll_end", "Bottom", show=False),
+    ]
+
+    class BlockChanged(Message):
+        """The block cursor moved."""
+
+        def __init__(self, block: Block | None) -> None:
+            super().__init__()
+            self.block = block
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.document: EventDocument | None = None
+
+    def styles_map(self) -> dict[str, Style]:
+        return {name: self.get_component_rich_style(f"event-view--{name}") for name in STYLE_NAMES}
+
+    def show_turn(self, session: Session, start: int, end: int, show_all: bool = False) -> None:
+        """Show `session.events[start:end]`."""
+        console: Console = self.app.console
+        styles = self.styles_map()
+        blocks = build_blocks(session, start, end, console, styles, show_all)
+        self.document = EventDocument(blocks, styles, console)
+        self.set_source(self.document)
+        self.post_message(self.BlockChanged(self.current_block))
+
+    @property
+    def current_block(self) -> Block | None:
+        doc = self.document
+        if doc is None or doc.current < 0:
+            return None
+        return doc.blocks[doc.current]
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self.document is not None:
+            self.document.styles.update(self.styles_map())
+
+    def _move_to(self, index: int) -> None:
+        doc = self.document
+        if doc is None or not doc.blocks:
+            return
+        doc.current = max(0, min(len(doc.blocks) - 1, index))
+        self.invalidate()
+        self.scroll_to_row(doc.block_row(doc.current, self.text_width), top=True)
+        self.post_message(self.BlockChanged(self.current_block))
+
+    def action_block(self, delta: int) -> None:
+        if self.document is not None:
+            self._move_to(self.document.current + delta)
+
+    def action_result(self, delta: int) -> None:
+        doc = self.document
+        if doc is None:
+            return
+        index = doc.current + delta
+        while 0 <= index < len(doc.blocks):
+            if doc.blocks[index].kind in ("result", "error"):
+                self._move_to(index)
+                return
+            index += delta
+
+    def first_result(self) -> Block | None:
+        """The current block when it is a tool result, else the first result of the turn."""
+        doc = self.document
+        if doc is None:
+            return None
+        current = self.current_block
+        if current is not None and current.kind in ("result", "error"):
+            return current
+        for index, block in enumerate(doc.blocks):
+            if block.kind in ("result", "error"):
+                doc.current = index
+                return block
+        return None
+
+    def action_fold(self) -> None:
+        block = self.current_block
+        if block is None or block.body is None or self.document is None:
+            return
+        block.collapsed = not block.collapsed
+        self.document.relayout()
+        self.invalidate()
+
+    def action_thinking(self) -> None:
+        doc = self.document
+        if doc is None:
+            return
+        thinking = [b for b in doc.blocks if b.kind == "thinking"]
+        fold = not any(b.collapsed for b in thinking)
+        for block in thinking:
+            block.collapsed = fold
+        doc.relayout()
+        self.invalidate()
+
+    def on_click(self, event) -> None:
+        if self.document is not None:
+            row = event.y + int(self.scroll_offset.y)
+            self.document.current = self.document.block_at(row, self.text_width)
+            self.invalidate()
+            self.post_message(self.BlockChanged(self.current_block))

@@ -1,0 +1,228 @@
+"""The turn list: one row a turn (number, prompt, tool calls, tokens, marks), with a selection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from klipui.session.model import Turn
+from klipui.widgets.format import human_count
+
+
+class TurnList(ScrollView, can_focus=True):
+    """Turns of a session; space, shift+arrows, `a`, `i` and Escape edit the selection."""
+
+    BINDING_GROUP_TITLE = "Turns"
+    HELP = (
+        "One row a turn: number, first line of the prompt, tool calls (⚙), token estimate and "
+        "marks: ✗ a tool failed, ◆ compaction, ⑂ sidechain, … unfinished. Selected turns show ●."
+    )
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "turn-list--cursor",
+        "turn-list--selected",
+        "turn-list--mark",
+        "turn-list--dim",
+        "turn-list--error",
+    }
+    DEFAULT_CSS = """
+    TurnList { background: $surface; scrollbar-gutter: stable; overflow-x: hidden; }
+    TurnList > .turn-list--cursor { background: $block-cursor-blurred-background; }
+    TurnList:focus > .turn-list--cursor { background: $block-cursor-background;
+        color: $block-cursor-foreground; text-style: bold; }
+    TurnList > .turn-list--selected { color: $accent; text-style: bold; }
+    TurnList > .turn-list--mark { color: $warning; }
+    TurnList > .turn-list--dim { color: $text-muted; }
+    TurnList > .turn-list--error { color: $error; text-style: bold; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First turn", show=False),
+        Binding("end", "jump(-1)", "Last turn", show=False),
+        Binding("space", "toggle", "Select"),
+        Binding("shift+up", "extend(-1)", "Extend up", show=False),
+        Binding("shift+down", "extend(1)", "Extend", key_display="⇧↓"),
+        Binding("a", "select_all", "All"),
+        Binding("i", "invert", "Invert", show=False),
+        Binding("escape", "clear", "Clear selection", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
+
+    class Highlighted(Message):
+        """The cursor moved to another turn."""
+
+        def __init__(self, number: int) -> None:
+            super().__init__()
+            self.number = number
+
+    class SelectionChanged(Message):
+        """The set of selected turns changed."""
+
+        def __init__(self, selected: frozenset[int]) -> None:
+            super().__init__()
+            self.selected = selected
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.turns: list[Turn] = []
+        self.marks: dict[int, str] = {}
+        self.selected: set[int] = set()
+        self._anchor: int | None = None
+        self._base: set[int] = set()
+
+    def set_turns(self, turns: list[Turn], marks: dict[int, str] | None = None) -> None:
+        self.turns = turns
+        self.marks = marks or {}
+        self.selected.clear()
+        self._anchor = None
+        self.virtual_size = Size(self.size.width, len(turns))
+        self.cursor = 0
+        self.refresh()
+
+    def set_marks(self, marks: dict[int, str]) -> None:
+        self.marks = marks
+        self.refresh()
+
+    @property
+    def current(self) -> Turn | None:
+        return self.turns[self.cursor] if 0 <= self.cursor < len(self.turns) else None
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = y + int(self.scroll_offset.y)
+        if index >= len(self.turns):
+            return Strip.blank(width, self.rich_style)
+        return self._row(self.turns[index], index == self.cursor, width)
+
+    def _row(self, turn: Turn, is_cursor: bool, width: int) -> Strip:
+        style = self.rich_style
+        if is_cursor:
+            style += self.get_component_rich_style("turn-list--cursor")
+        selected = turn.number in self.selected
+        sel_style = self.get_component_rich_style("turn-list--selected")
+        dim = self.get_component_rich_style("turn-list--dim")
+        digits = len(str(len(self.turns)))
+        marks = self.marks.get(turn.number, "")
+        if turn.errors:
+            marks = "✗" + marks
+        if not turn.completed:
+            marks += "…"
+        tail = Text.assemble(
+            (f" ⚙{turn.tool_calls}" if turn.tool_calls else "", dim),
+            (f" {human_count(turn.tokens):>5}", dim),
+            (
+                f" {marks}" if marks else "",
+                self.get_component_rich_style(
+                    "turn-list--error" if turn.errors else "turn-list--mark"
+                ),
+            ),
+        )
+        head = Text.assemble(
+            ("●" if selected else " ", sel_style),
+            (f"{turn.number:>{digits}} ", sel_style if selected else dim),
+        )
+        room = max(1, width - head.cell_len - tail.cell_len)
+        prompt = turn.prompt or "(no prompt)"
+        prompt = prompt if len(prompt) <= room else prompt[: max(0, room - 1)] + "…"
+        line = Text.assemble(head, (prompt.ljust(room), sel_style if selected else ""), tail)
+        line.truncate(width)
+        segments = list(line.render(self.app.console))
+        strip = Strip(Segment.apply_style(segments, style), None)
+        return strip.extend_cell_length(width, style).crop(0, width)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        if not self.turns:
+            return
+        self._refresh_index(old)
+        self._refresh_index(new)
+        self.scroll_to_cursor()
+        self.post_message(self.Highlighted(self.turns[new].number))
+
+    def scroll_to_cursor(self) -> None:
+        height = self.scrollable_content_region.height
+        top = int(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif height and self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def _refresh_index(self, index: int) -> None:
+        self.refresh_line(index - int(self.scroll_offset.y))
+
+    def _set_cursor(self, index: int) -> None:
+        if self.turns:
+            self.cursor = max(0, min(len(self.turns) - 1, index))
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self.turns))
+
+    def on_click(self, event) -> None:
+        index = event.y + int(self.scroll_offset.y)
+        if 0 <= index < len(self.turns):
+            self._set_cursor(index)
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def action_move(self, delta: int) -> None:
+        self._anchor = None
+        self._set_cursor(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self._anchor = None
+        self._set_cursor(
+            self.cursor + direction * max(1, self.scrollable_content_region.height - 1)
+        )
+
+    def action_jump(self, where: int) -> None:
+        self._anchor = None
+        self._set_cursor(len(self.turns) - 1 if where < 0 else where)
+
+    def action_toggle(self) -> None:
+        turn = self.current
+        if turn is None:
+            return
+        self.selected ^= {turn.number}
+        self._anchor = None
+        self._changed()
+
+    def action_extend(self, delta: int) -> None:
+        if not self.turns:
+            return
+        if self._anchor is None:
+            self._anchor = self.cursor
+            self._base = set(self.selected)
+        self._set_cursor(self.cursor + delta)
+        low, high = sorted((self._anchor, self.cursor))
+        self.selected = self._base | {t.number for t in self.turns[low : high + 1]}
+        self._changed()
+
+    def action_select_all(self) -> None:
+        self.select({t.number for t in self.turns})
+
+    def action_invert(self) -> None:
+        self.select({t.number for t in self.turns} - self.selected)
+
+    def action_clear(self) -> None:
+        self.select(set())
+
+    def select(self, numbers: Iterable[int]) -> None:
+        """Replace the selection."""
+        self.selected = set(numbers)
+        self._anchor = None
+        self._changed()
+
+    def _changed(self) -> None:
+        self.refresh()
+        self.post_message(self.SelectionChanged(frozenset(self.selected)))
