@@ -33,3 +33,39 @@ The lowering contract, shared by every format so that the clip engine and the ap
 
 `FORMATS` lists the adapters in sniffing order: the most specific first, generic messages last.
 """
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+FORMATS: list[str] = ["dsh"]
+"""Adapter module names in sniffing order (most specific first, generic messages last)."""
+
+SNIFF_VALUES = 64
+"""How many leading records sniffing looks at."""
+
+
+def adapter(name: str) -> ModuleType:
+    """The adapter module of format `name` (KeyError for an unknown name)."""
+    if name not in FORMATS:
+        raise KeyError(name)
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def adapters() -> list[ModuleType]:
+    """Every adapter module, in sniffing order."""
+    return [adapter(name) for name in FORMATS]
+
+
+def detect_format(values: Sequence[Any]) -> ModuleType | None:
+    """The first adapter whose `sniff` accepts the leading decoded records, or None."""
+    head = list(values[:SNIFF_VALUES])
+    if not head:
+        return None
+    for module in adapters():
+        if module.sniff(head):
+            return module
+    return None

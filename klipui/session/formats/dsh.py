@@ -1,0 +1,344 @@
+"""DeepSeek Harness (dsh) sessions: a `session` header line, then SessionEvents and packed rows.
+
+The SessionEvent envelope is already the common model, so lowering is mostly decoding. Packed
+`text-chunks` / `reasoning-chunks` / `tool-call-chunks` rows hold runs of `assistant/chunk`
+delta events; they are expanded to their members (seq `seq0+k`, time `time0 + dt[0..k)`) so
+that `events[i].seq == i`.
+
+Raising writes the header, then each event: an event equal to the record it came from is
+copied byte for byte; a run of events that is exactly all the members of one packed row, in
+order and unchanged (seqs may be shifted by a constant), is written back as that row (byte for
+byte when its seq0 is unchanged); anything else is written as a compact JSON SessionEvent, the
+native record's own extra keys kept. Normalisations: CRLF line ends become LF, a BOM, blank
+lines and lines that did not decode are dropped (the reader reports the latter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from klipui.conversation.tokens import estimate_tokens
+from klipui.session.blocks import event_texts, first_line, iter_block_texts
+from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.turns import build_turns
+
+name = "dsh"
+agent = "DeepSeek Harness"
+
+CHUNK_ROWS = {
+    "text-chunks": "text-delta",
+    "reasoning-chunks": "reasoning-delta",
+    "tool-call-chunks": "tool-call-delta",
+}
+"""Packed row type → the `chunk.type` of its members."""
+
+SESSION_FILE = "session.jsonl"
+ZSTD_SUFFIX = ".zstd"
+NO_CWD = "_no-cwd"
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+_SEPARATORS = frozenset("/\\:")
+_MAX_KEY = 251
+_MAX_SEQ_PROBLEMS = 20
+
+
+def _is_header(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "session" and "id" in value
+
+
+def sniff(values: Sequence[Any]) -> bool:
+    """A `session` header with a version and id, followed by SessionEvents or packed rows."""
+    if not values or not _is_header(values[0]) or "version" not in values[0]:
+        return False
+    for value in values[1:4]:
+        if not isinstance(value, dict):
+            return False
+        if not ("seq" in value or value.get("type") in CHUNK_ROWS):
+            return False
+    return True
+
+
+def expand_row(value: dict[str, Any], origin: int | None = None) -> list[Event]:
+    """The `assistant/chunk` member events of a packed row."""
+    data = value.get("data") or {}
+    kind = CHUNK_ROWS[value["type"]]
+    seq = value["seq0"]
+    time = value.get("time0")
+    deltas = data.get("args") if kind == "tool-call-delta" else data.get("texts")
+    steps = data.get("dt") or []
+    turn, step, index = data.get("turn"), data.get("step"), data.get("index")
+    events: list[Event] = []
+    for k, delta in enumerate(deltas or ()):
+        if k and time is not None:
+            time += steps[k - 1] if k - 1 < len(steps) else 0
+        if kind == "tool-call-delta":
+            chunk: dict[str, Any] = {"type": kind, "index": index, "id": data.get("id")}
+            if "name" in data:
+                chunk["name"] = data["name"]
+            chunk["argumentsDelta"] = delta
+        else:
+            chunk = {"type": kind, "index": index, "text": delta}
+        member = {"turn": turn, "step": step, "chunk": chunk}
+        events.append(Event("assistant/chunk", seq + k, time, member, origin=origin))
+    return events
+
+
+def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
+    """Records to events: the header aside, packed rows expanded, turns from the brackets."""
+    header: dict[str, Any] | None = None
+    events: list[Event] = []
+    spath = str(path)
+    for index, record in enumerate(records):
+        value = record.value
+        kind = value.get("type")
+        if index == 0 and _is_header(value):
+            header = value
+            continue
+        if kind in CHUNK_ROWS and "seq0" in value:
+            try:
+                events.extend(expand_row(value, index))
+            except (TypeError, KeyError) as error:
+                problems.append(Problem(spath, record.line, f"bad {kind} row: {error}"))
+            continue
+        if not isinstance(kind, str) or not isinstance(value.get("seq"), int):
+            problems.append(Problem(spath, record.line, "not a SessionEvent (no type or seq)"))
+            continue
+        data = value.get("data")
+        events.append(
+            Event(
+                kind,
+                value["seq"],
+                value.get("time"),
+                data if isinstance(data, dict) else {},
+                value.get("sourceEventSeqs"),
+                value.get("surfaceOp"),
+                bool(value.get("ignorable", False)),
+                index,
+            )
+        )
+    _check_seqs(spath, records, events, problems)
+    session = Session(
+        path=path,
+        format=name,
+        header=header,
+        records=records,
+        events=events,
+        turns=build_turns(events),
+        problems=problems,
+    )
+    if header is not None:
+        session.cwd = header.get("cwd")
+        session.session_id = header.get("id")
+        session.parent = header.get("parentSession")
+    session.title = latest_title(events)
+    return session
+
+
+def _check_seqs(
+    path: str, records: list[Record], events: list[Event], problems: list[Problem]
+) -> None:
+    reported = 0
+    for position, event in enumerate(events):
+        if event.seq != position:
+            line = records[event.origin].line if event.origin is not None else 0
+            problems.append(Problem(path, line, f"seq {event.seq} where {position} was expected"))
+            reported += 1
+            if reported >= _MAX_SEQ_PROBLEMS:
+                break
+
+
+def latest_title(events: Sequence[Event]) -> str | None:
+    """The title of the latest `session/title` event (the harness's rule), or None."""
+    for event in reversed(events):
+        if event.type == "session/title":
+            title = event.data.get("title")
+            if isinstance(title, str) and title:
+                return title
+    return None
+
+
+def info(path: Path, values: Sequence[Any]) -> SessionInfo:
+    """Figures from the first records: header fields, latest title and prompt seen, turns so far."""
+    header = values[0] if values and _is_header(values[0]) else {}
+    title: str | None = None
+    prompt: str | None = None
+    turns = 0
+    events = 0
+    tokens = 0
+    last_time: int | None = None
+    for value in values[1:]:
+        if not isinstance(value, dict):
+            continue
+        kind = value.get("type")
+        if kind in CHUNK_ROWS:
+            data = value.get("data") or {}
+            events += len(data.get("texts") or data.get("args") or ())
+            continue
+        events += 1
+        if isinstance(value.get("time"), int):
+            last_time = value["time"]
+        data = value.get("data") if isinstance(value.get("data"), dict) else {}
+        if kind == "turn/start":
+            turns += 1
+        elif kind == "session/title" and isinstance(data.get("title"), str):
+            title = data["title"]
+        elif kind == "user/message" and prompt is None:
+            prompt = first_line("\n".join(iter_block_texts(data.get("content")))) or None
+        if kind in ("user/message", "assistant/message", "tool/call", "tool/result"):
+            event = Event(kind, 0, data=data)
+            tokens += sum(estimate_tokens(text) for text in event_texts(event))
+    cwd = header.get("cwd")
+    created = header.get("createdAt")
+    return SessionInfo(
+        path=path,
+        format=name,
+        agent=agent,
+        title=title,
+        first_prompt=prompt,
+        project=project_name(cwd),
+        cwd=cwd,
+        session_id=header.get("id"),
+        parent=header.get("parentSession"),
+        started=created / 1000 if isinstance(created, int | float) else None,
+        updated=last_time / 1000 if last_time is not None else None,
+        turns=turns,
+        events=events,
+        tokens=tokens,
+    )
+
+
+def project_name(cwd: Any) -> str | None:
+    """The last component of a working directory, for display."""
+    if not isinstance(cwd, str) or not cwd:
+        return None
+    return Path(cwd.rstrip("/\\")).name or cwd
+
+
+def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
+    """The native lines for the header and `events` (see the module docstring).
+
+    Events are compared with a fresh decode of their native line, so an event changed in place
+    (its `data` shared with the decoded record) is still seen as changed.
+    """
+    if session.header is not None:
+        raw = session.record_bytes(0) if session.records else None
+        if raw is not None and orjson.loads(raw) == session.header:
+            yield raw
+        else:
+            yield orjson.dumps(session.header)
+    position = 0
+    total = len(events)
+    while position < total:
+        event = events[position]
+        origin = event.origin
+        raw = session.record_bytes(origin) if origin is not None else None
+        record = orjson.loads(raw) if raw is not None else None
+        if record is not None and record.get("type") in CHUNK_ROWS:
+            members = expand_row(record)
+            run = events[position : position + len(members)]
+            if _is_whole_row(run, members, origin):
+                shift = run[0].seq - members[0].seq
+                if shift == 0:
+                    yield raw
+                else:
+                    yield orjson.dumps({**record, "seq0": record["seq0"] + shift})
+                position += len(members)
+                continue
+            yield orjson.dumps(event.to_dict())
+        elif record is not None and _same_event(event, record):
+            yield raw
+        else:
+            yield orjson.dumps(_native(event, record))
+        position += 1
+
+
+def _is_whole_row(run: Sequence[Event], members: list[Event], origin: int) -> bool:
+    if len(run) != len(members):
+        return False
+    shift = run[0].seq - members[0].seq
+    for event, member in zip(run, members, strict=True):
+        if (
+            event.origin != origin
+            or event.seq - shift != member.seq
+            or event.type != member.type
+            or event.time != member.time
+            or event.data != member.data
+            or event.source_event_seqs is not None
+            or event.surface_op is not None
+            or event.ignorable
+        ):
+            return False
+    return True
+
+
+def _same_event(event: Event, record: dict[str, Any]) -> bool:
+    return (
+        event.seq == record.get("seq")
+        and event.type == record.get("type")
+        and event.time == record.get("time")
+        and event.data == (record.get("data") or {})
+        and event.source_event_seqs == record.get("sourceEventSeqs")
+        and event.surface_op == record.get("surfaceOp")
+        and event.ignorable == bool(record.get("ignorable", False))
+    )
+
+
+def _native(event: Event, record: dict[str, Any] | None) -> dict[str, Any]:
+    """The wire shape of `event`, keeping any extra keys of the record it came from."""
+    shape = event.to_dict()
+    if record is None:
+        return shape
+    extra = {k: v for k, v in record.items() if k not in _ENVELOPE_KEYS}
+    return {**shape, **extra} if extra else shape
+
+
+_ENVELOPE_KEYS = frozenset(
+    {"type", "seq", "time", "data", "ignorable", "sourceEventSeqs", "surfaceOp"}
+)
+
+
+def _escape(text: str, *, separators: bool) -> str:
+    out: list[str] = []
+    in_separator = False
+    for char in text:
+        if separators and char in _SEPARATORS:
+            if not in_separator:
+                out.append("-")
+            in_separator = True
+            continue
+        in_separator = False
+        if char in _SAFE:
+            out.append(char)
+            continue
+        encoded = char.encode("utf-16-be", "surrogatepass")
+        for unit in range(0, len(encoded), 2):
+            out.append(f"~{int.from_bytes(encoded[unit : unit + 2], 'big'):04X}")
+    return "".join(out)
+
+
+def project_key(cwd: str | None) -> str:
+    """The folder name of a working directory in the harness's session store (§6.1):
+    separator runs become `-`, other unsafe UTF-16 units `~XXXX`, wrapped in `--…--`;
+    `_no-cwd` when there is no cwd."""
+    if not cwd:
+        return NO_CWD
+    key = _escape(cwd, separators=True).lstrip("-") or "root"
+    return f"--{key[:_MAX_KEY]}--"
+
+
+def encode_id(session_id: str) -> str:
+    """The folder name of a session id: unsafe UTF-16 units as `~XXXX`, `.` and `..` escaped."""
+    if not session_id:
+        raise ValueError("empty session id")
+    if session_id in (".", ".."):
+        return "~002E" * len(session_id)
+    return _escape(session_id, separators=False)
+
+
+def session_path(root: Path, cwd: str | None, session_id: str, *, zstd: bool = True) -> Path:
+    """Where the harness keeps a session: `<root>/<project-key>/<id>/session.jsonl[.zstd]`."""
+    filename = SESSION_FILE + (ZSTD_SUFFIX if zstd else "")
+    return root / project_key(cwd) / encode_id(session_id) / filename

@@ -1,0 +1,122 @@
+"""Opening sessions: read (decompressing), sniff on content, lower; and quick or exact info."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from klipui.conversation.tokens import estimate_tokens
+from klipui.session.blocks import event_texts
+from klipui.session.formats import detect_format
+from klipui.session.jsonl import read_head, read_jsonl
+from klipui.session.model import Session, SessionInfo
+
+
+class SessionError(Exception):
+    """A file that cannot be opened as a session; the message is one line naming the file."""
+
+
+def open_session(path: Path | str) -> Session:
+    """Read, sniff and lower the session file at `path` (SessionError when it is not one)."""
+    path = Path(path)
+    try:
+        loaded = read_jsonl(path)
+    except OSError as error:
+        raise SessionError(f"{path}: {error.strerror or error}") from None
+    if not loaded.records:
+        reason = str(loaded.problems[0]) if loaded.problems else f"{path}: empty file"
+        raise SessionError(f"{reason} (no JSON records)" if loaded.problems else reason)
+    module = detect_format([record.value for record in loaded.records[:64]])
+    if module is None:
+        raise SessionError(f"{path}: not a recognised session format")
+    session = module.lower(path, loaded.records, loaded.problems)
+    session.raw = loaded.data
+    session.compression = loaded.compression
+    return session
+
+
+def read_info(path: Path | str) -> SessionInfo:
+    """Quick figures from a bounded head read (exact ones when the head held the whole file)."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+        head = read_head(path)
+    except OSError as error:
+        return SessionInfo(path=path, format=None, problem=error.strerror or str(error))
+    if head.complete:
+        return exact_info(path)
+    module = detect_format(head.values)
+    if module is None:
+        return _unknown(path, stat.st_size, stat.st_mtime)
+    info = module.info(path, head.values)
+    info.bytes = stat.st_size
+    info.updated = stat.st_mtime  # the head's records are the oldest; the mtime is fresher
+    info.exact = False
+    return info
+
+
+def exact_info(path: Path | str) -> SessionInfo:
+    """Exact figures from a full read and lowering."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+        session = open_session(path)
+    except OSError as error:
+        return SessionInfo(path=path, format=None, problem=error.strerror or str(error))
+    except SessionError as error:
+        info = _unknown(path, 0, None)
+        info.problem = str(error).removeprefix(f"{path}: ")
+        return _with_stat(info, path)
+    return session_info(session, stat.st_size, stat.st_mtime)
+
+
+def session_info(session: Session, size: int = 0, mtime: float | None = None) -> SessionInfo:
+    """The figures of a loaded session."""
+    from klipui.session.formats import adapter
+
+    module = adapter(session.format)
+    times = [e.time for e in session.events if e.time is not None]
+    first_turn = session.turns[0] if session.turns else None
+    tokens = sum(turn.tokens for turn in session.turns)
+    tokens += sum(estimate_tokens(t) for e in session.header_events for t in event_texts(e))
+    cwd = session.cwd
+    updated = max(times) / 1000 if times else mtime
+    return SessionInfo(
+        path=session.path,
+        format=session.format,
+        agent=module.agent,
+        title=session.title,
+        first_prompt=first_turn.prompt if first_turn and first_turn.prompt else None,
+        project=Path(cwd.rstrip("/\\")).name or cwd if cwd else None,
+        cwd=cwd,
+        session_id=session.session_id,
+        parent=session.parent,
+        started=min(times) / 1000 if times else None,
+        updated=updated,
+        turns=len(session.turns),
+        events=len(session.events),
+        bytes=size,
+        tokens=tokens,
+        exact=True,
+    )
+
+
+def _unknown(path: Path, size: int, mtime: float | None) -> SessionInfo:
+    return SessionInfo(
+        path=path,
+        format=None,
+        bytes=size,
+        updated=mtime,
+        exact=True,
+        problem="not a recognised session format",
+    )
+
+
+def _with_stat(info: SessionInfo, path: Path) -> SessionInfo:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return info
+    info.bytes = stat.st_size
+    info.updated = stat.st_mtime
+    return info
