@@ -1,0 +1,271 @@
+"""Generic messages JSONL: OpenAI and Anthropic shapes, a message or a conversation a line."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from klipui.session.formats import messages
+from klipui.session.jsonl import read_jsonl
+from klipui.session.model import Session
+
+
+def load(path: Path) -> Session:
+    loaded = read_jsonl(path)
+    return messages.lower(path, loaded.records, loaded.problems)
+
+
+def write(path: Path, values: list[Any]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(v) + b"\n" for v in values))
+    return path
+
+
+def raised(session: Session, events: list | None = None) -> bytes:
+    lines = messages.raise_records(session, session.events if events is None else events)
+    return b"".join(line + b"\n" for line in lines)
+
+
+def check_invariants(session: Session) -> None:
+    calls: dict[int, str] = {}
+    for position, event in enumerate(session.events):
+        assert event.seq == position
+        if event.type == "tool/call":
+            calls[event.seq] = event.data["callId"]
+        if event.type == "tool/result" and event.source_event_seqs is not None:
+            (cited,) = event.source_event_seqs
+            assert calls[cited] == event.data["message"]["source"]["callId"]
+    for turn in session.turns:
+        turn_calls = {e.seq for e in session.events[turn.start : turn.end] if e.type == "tool/call"}
+        for e in session.events[turn.start : turn.end]:
+            if e.type == "tool/result" and e.source_event_seqs:
+                assert e.source_event_seqs[0] in turn_calls
+
+
+def openai_conversation(rng: random.Random, turns: int, tag: str = "") -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"role": "system", "content": "You are terse."}]
+    for t in range(turns):
+        out.append({"role": "user", "content": f"task {tag}{t}"})
+        for c in range(rng.randrange(3)):
+            ids = [f"call_{tag}{t}_{c}_{k}" for k in range(rng.randrange(1, 3))]
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": i,
+                            "type": "function",
+                            "function": {"name": "shell", "arguments": '{"cmd": "ls"}'},
+                        }
+                        for i in ids
+                    ],
+                }
+            )
+            out.extend({"role": "tool", "tool_call_id": i, "content": f"out {i}"} for i in ids)
+        out.append({"role": "assistant", "content": f"done {tag}{t}"})
+    return out
+
+
+def anthropic_conversation(rng: random.Random, turns: int, tag: str = "") -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for t in range(turns):
+        out.append({"role": "user", "content": [{"type": "text", "text": f"task {tag}{t}"}]})
+        for c in range(rng.randrange(3)):
+            ids = [f"toolu_{tag}{t}_{c}_{k}" for k in range(rng.randrange(1, 3))]
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": [{"type": "thinking", "thinking": "hm", "signature": "s"}]
+                    + [
+                        {"type": "tool_use", "id": i, "name": "Read", "input": {"path": "a"}}
+                        for i in ids
+                    ],
+                }
+            )
+            results = [
+                {"type": "tool_result", "tool_use_id": i, "content": f"out {i}", "is_error": c == 1}
+                for i in ids
+            ]
+            if rng.random() < 0.3:
+                results.append({"type": "text", "text": "and also this"})
+            out.append({"role": "user", "content": results})
+        out.append({"role": "assistant", "content": [{"type": "text", "text": f"done {tag}{t}"}]})
+    return out
+
+
+def test_openai_lines(tmp_path: Path) -> None:
+    conversation = openai_conversation(random.Random(1), 4)
+    path = write(tmp_path / "o.jsonl", conversation)
+    assert messages.sniff(conversation)
+    session = load(path)
+    check_invariants(session)
+    assert raised(session) == path.read_bytes()
+    assert [t.prompt for t in session.turns] == [f"task {t}" for t in range(4)]
+    assert all(t.completed for t in session.turns)
+    calls = sum(len(m.get("tool_calls", [])) for m in conversation)
+    assert sum(t.tool_calls for t in session.turns) == calls
+    assert session.events[0].type == "messages/system" and session.events[0].ignorable
+    assert all(e.source_event_seqs for e in session.events if e.type == "tool/result")
+
+
+def test_anthropic_lines(tmp_path: Path) -> None:
+    conversation = anthropic_conversation(random.Random(2), 5)
+    path = write(tmp_path / "a.jsonl", conversation)
+    session = load(path)
+    check_invariants(session)
+    assert raised(session) == path.read_bytes()
+    errors = sum(
+        1
+        for m in conversation
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result" and b["is_error"]
+    )
+    assert sum(t.errors for t in session.turns) == errors
+    reasoning = [
+        b
+        for e in session.events
+        if e.type == "assistant/message"
+        for b in e.data["message"]["content"]
+        if b["type"] == "reasoning"
+    ]
+    assert reasoning and all(b["text"] == "hm" for b in reasoning)
+
+
+def test_conversation_lines(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    lines = [
+        {"messages": openai_conversation(rng, 2, "a"), "id": "one"},
+        {"messages": anthropic_conversation(rng, 3, "b")},
+    ]
+    path = write(tmp_path / "c.jsonl", lines)
+    assert messages.sniff(lines)
+    session = load(path)
+    check_invariants(session)
+    assert raised(session) == path.read_bytes()
+    assert len(session.turns) == 5
+    assert {e.origin for e in session.events if e.origin is not None} == {0, 1}
+    # raising one turn of a conversation line rebuilds that line with that turn only
+    turn = session.turn_events(2)
+    (line,) = messages.raise_records(session, turn)
+    rebuilt = orjson.loads(line)
+    assert rebuilt["id"] == "one"
+    assert rebuilt["messages"][0] == {"role": "user", "content": "task a1"}
+    assert rebuilt["messages"][-1] == {"role": "assistant", "content": "done a1"}
+
+
+def test_partial_user_message_drops_dropped_results(tmp_path: Path) -> None:
+    values = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "r"},
+                {"type": "text", "text": "next question"},
+            ],
+        },
+        {"role": "assistant", "content": "answer"},
+    ]
+    path = write(tmp_path / "p.jsonl", values)
+    session = load(path)
+    assert len(session.turns) == 2 and session.turns[1].prompt == "next question"
+    kept = session.turn_events(2)
+    lines = [orjson.loads(line) for line in messages.raise_records(session, kept)]
+    assert lines == [
+        {"role": "user", "content": [{"type": "text", "text": "next question"}]},
+        {"role": "assistant", "content": "answer"},
+    ]
+
+
+def test_unknown_lines_and_images(tmp_path: Path) -> None:
+    png = "iVBORw0KGgo" + "A" * 400
+    values = [
+        {"type": "meta", "model": "x"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "look"},
+                {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}},
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/jpeg", "data": png},
+                },
+            ],
+        },
+        {"role": "function", "name": "f", "content": "legacy"},
+        {"role": "assistant", "content": "seen"},
+    ]
+    path = write(tmp_path / "u.jsonl", values)
+    assert messages.sniff(values)
+    assert not messages.sniff(values[:1])
+    session = load(path)
+    assert raised(session) == path.read_bytes()
+    assert session.events[0].type == "messages/meta" and session.events[0].data == values[0]
+    user = next(e for e in session.events if e.type == "user/message")
+    images = [b for b in user.data["content"] if b["type"] == "image"]
+    assert [b["mediaType"] for b in images] == ["image/png", "image/jpeg"]
+    assert all(b["size"] == len(png) * 3 // 4 for b in images)
+    assert any(e.type == "messages/function" for e in session.events)
+
+
+def test_sniff() -> None:
+    assert messages.sniff([{"role": "user", "content": "x"}])
+    assert messages.sniff([{"messages": [{"role": "user", "content": "x"}]}])
+    assert not messages.sniff([])
+    assert not messages.sniff([{"type": "user", "message": {"role": "user", "content": "x"}}])
+    assert not messages.sniff([{"role": "wizard", "content": "x"}])
+    assert not messages.sniff([{"messages": []}])
+
+
+def test_info(tmp_path: Path) -> None:
+    path = write(tmp_path / "i.jsonl", [{"messages": openai_conversation(random.Random(0), 1)}])
+    info = messages.info(path, [r.value for r in read_jsonl(path).records])
+    assert info.format == "messages" and info.first_prompt == "task 0" and info.title == "task 0"
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.sampled_from(["openai", "anthropic"]),
+    packed=st.booleans(),
+    keep=st.lists(st.booleans(), min_size=1, max_size=12),
+)
+def test_round_trip_and_turn_subsets(
+    tmp_path: Path, seed: int, shape: str, packed: bool, keep: list[bool]
+) -> None:
+    rng = random.Random(seed)
+    make = openai_conversation if shape == "openai" else anthropic_conversation
+    if packed:
+        values: list[Any] = [
+            {"messages": make(rng, rng.randrange(1, 4), f"c{n}")} for n in range(3)
+        ]
+    else:
+        values = make(rng, rng.randrange(1, 6))
+    path = write(tmp_path / "r.jsonl", values)
+    session = load(path)
+    check_invariants(session)
+    assert raised(session) == path.read_bytes()
+    # keep a subset of whole turns: the raised file lowers again without orphan tool results
+    kept = list(session.header_events)
+    for turn, flag in zip(session.turns, keep * 10, strict=False):
+        if flag:
+            kept.extend(session.events[turn.start : turn.end])
+    out = tmp_path / "child.jsonl"
+    out.write_bytes(raised(session, kept))
+    child = load(out)
+    check_invariants(child)
+    assert [t.prompt for t in child.turns] == [
+        t.prompt for t, flag in zip(session.turns, keep * 10, strict=False) if flag
+    ]
+    assert all(e.source_event_seqs for e in child.events if e.type == "tool/result")
