@@ -439,9 +439,12 @@ def _cut_by_size(
     elif direction == "tail":
         chosen = _take_tail(_atoms_backward(pieces, layout), layout, max_chars, max_rows, 0, (0, 0))
     else:
-        head, chars, rows = _take_head(
-            _atoms_forward(pieces, layout), layout, max_chars // 2, max_rows // 2, n
-        )
+        head: list[_Atom] = []
+        chars = rows = 0
+        if not max_rows or max_rows >= 2:
+            head, chars, rows = _take_head(
+                _atoms_forward(pieces, layout), layout, max_chars // 2, max_rows // 2, n
+            )
         head_end = head[-1].end if head else 0
         tail = _take_tail(
             _atoms_backward(pieces, layout), layout, max_chars, max_rows, head_end, (chars, rows)
