@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-FORMATS: list[str] = ["dsh", "pi", "messages"]
+FORMATS: list[str] = ["dsh", "pi", "codex", "claude", "messages"]
 """Adapter module names in sniffing order (most specific first, generic messages last)."""
 
 SNIFF_VALUES = 64
