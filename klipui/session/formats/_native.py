@@ -1,0 +1,235 @@
+"""Lowering helpers shared by the Claude Code and Codex adapters.
+
+`EventBuilder` appends events in native record order and wraps turns in synthetic `turn/start` /
+`turn/end` events (origin None). A turn may open a little *before* its prompt: the trailing
+run of "lead-in" events (a Codex `turn_context`, a Claude meta line announcing a slash command)
+is moved inside the new turn. Seqs are assigned once, by `finish`, and tool results cite their
+call through the call's final seq.
+
+An event lowered from several native records (Claude chunks of one `message.id`, Codex reasoning
++ message + calls of one model response) has `origin` = its first record and lists every record
+index in `data["origins"]`; `record_indexes` gives them back, and raising writes each record once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from klipui.session.model import Event, Session
+
+ORIGINS = "origins"
+"""`data` key listing every record index of an event made from several records."""
+
+
+def iso_ms(value: Any, cache: dict[str, int | None] | None = None) -> int | None:
+    """Epoch milliseconds of an ISO 8601 UTC time ("...Z" or with an offset), else None."""
+    if not isinstance(value, str) or not value:
+        return None
+    if cache is not None and value in cache:
+        return cache[value]
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        result = None
+    else:
+        result = int(moment.timestamp() * 1000) if moment.tzinfo is not None else None
+    if cache is not None:
+        cache[value] = result
+    return result
+
+
+def json_text(value: Any) -> str:
+    """`value` as compact JSON text (a string is returned unchanged)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return str(value)
+
+
+def base64_size(data: Any) -> int:
+    """Bytes a base64 string decodes to (0 when it is not a string)."""
+    if not isinstance(data, str):
+        return 0
+    body = data.rstrip()
+    padding = len(body) - len(body.rstrip("="))
+    return max(0, len(body) * 3 // 4 - padding)
+
+
+def data_url_image(url: Any) -> dict[str, Any]:
+    """An image block for a `data:` URL (media type, decoded size) or a plain URL."""
+    if not isinstance(url, str):
+        return {"type": "image", "mediaType": "", "size": 0}
+    if url.startswith("data:"):
+        head, _, payload = url.partition(",")
+        media = head[5:].split(";", 1)[0]
+        size = base64_size(payload) if ";base64" in head else len(payload)
+        return {"type": "image", "mediaType": media, "size": size}
+    return {"type": "image", "mediaType": "", "size": 0, "url": url}
+
+
+def first_line(text: str, limit: int = 200) -> str:
+    """The first non-blank line of `text`, stripped and cut to `limit` characters."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line[:limit]
+    return ""
+
+
+def record_indexes(event: Event) -> list[int]:
+    """Every native record index an event was lowered from (empty for synthetic events)."""
+    many = event.data.get(ORIGINS) if isinstance(event.data, dict) else None
+    if isinstance(many, list) and many:
+        return many
+    return [] if event.origin is None else [event.origin]
+
+
+def kept_records(events: Iterable[Event]) -> list[int]:
+    """The record indexes behind `events`, each once, in file order."""
+    kept: set[int] = set()
+    for event in events:
+        kept.update(record_indexes(event))
+    return sorted(kept)
+
+
+def raw_lines(session: Session, indexes: Sequence[int]) -> dict[int, bytes]:
+    """The exact bytes (no newline) of the records at `indexes`, read from the session file."""
+    out: dict[int, bytes] = {}
+    if not indexes:
+        return out
+    records = session.records
+    if session.raw is not None:
+        return {
+            i: session.raw[records[i].offset : records[i].offset + records[i].length]
+            for i in indexes
+        }
+    if session.compression:
+        from klipui.session.jsonl import read_bytes
+
+        data = read_bytes(Path(session.path))[0]
+        for index in indexes:
+            record = records[index]
+            out[index] = data[record.offset : record.offset + record.length]
+        return out
+    with Path(session.path).open("rb") as handle:
+        for index in indexes:
+            record = records[index]
+            handle.seek(record.offset)
+            out[index] = handle.read(record.length)
+    return out
+
+
+class EventBuilder:
+    """Accumulates lowered events and the turn brackets around them."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.turn = 0
+        """Number of the open turn; 0 before the first prompt (header events)."""
+        self.step = 0
+        self._open = False
+        self._answered = False
+        self._pending: set[str] = set()
+        self._calls: dict[str, Event] = {}
+        self._citations: list[tuple[Event, Event]] = []
+        self._last_time: int | None = None
+
+    def add(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        time: int | None,
+        origin: int | None,
+        ignorable: bool = False,
+    ) -> Event:
+        """Append one event (its seq is set by `finish`)."""
+        event = Event(type=kind, seq=-1, time=time, data=data, ignorable=ignorable, origin=origin)
+        self.events.append(event)
+        if time is not None:
+            self._last_time = time
+        return event
+
+    def start_turn(self, time: int | None, lead_in: Callable[[Event], bool] | None = None) -> None:
+        """Close the open turn and open the next, pulling trailing `lead_in` events into it."""
+        at = len(self.events)
+        if lead_in is not None:
+            while at > 0 and lead_in(self.events[at - 1]):
+                at -= 1
+        if at < len(self.events) and self.events[at].time is not None:
+            time = self.events[at].time
+        inserted: list[Event] = []
+        end = self._end_event(final=False, time=self._time_before(at))
+        if end is not None:
+            inserted.append(end)
+        self.turn += 1
+        self.step = 0
+        self._open = True
+        self._answered = False
+        self._pending.clear()
+        inserted.append(Event(type="turn/start", seq=-1, time=time, data={"turn": self.turn}))
+        self.events[at:at] = inserted
+
+    def next_step(self) -> int:
+        """Number the next model step of the open turn."""
+        self.step += 1
+        return self.step
+
+    def answered(self, value: bool) -> None:
+        """Record whether the latest assistant message ended the turn (no calls wanted)."""
+        self._answered = value
+
+    def register_call(self, call_id: str, event: Event, *, awaited: bool) -> None:
+        """Remember a `tool/call` so later results can cite it; `awaited` keeps the turn open."""
+        self._calls.setdefault(call_id, event)
+        if awaited:
+            self._pending.add(call_id)
+            self._answered = False
+
+    def cite_call(self, call_id: str, result: Event) -> bool:
+        """Make `result` cite the `tool/call` with `call_id`; False when there is none."""
+        self._pending.discard(call_id)
+        call = self._calls.get(call_id)
+        if call is None:
+            return False
+        self._citations.append((result, call))
+        return True
+
+    def finish(self) -> list[Event]:
+        """Close the last turn when it looks finished, assign seqs, resolve citations."""
+        end = self._end_event(final=True, time=self._last_time)
+        if end is not None:
+            self.events.append(end)
+        for seq, event in enumerate(self.events):
+            event.seq = seq
+        for result, call in self._citations:
+            result.source_event_seqs = [call.seq]
+        return self.events
+
+    def _time_before(self, at: int) -> int | None:
+        for event in reversed(self.events[:at]):
+            if event.time is not None:
+                return event.time
+        return None
+
+    def _end_event(self, *, final: bool, time: int | None) -> Event | None:
+        """The `turn/end` of the open turn: completed when its last message answered and no call
+        waits; an unfinished turn followed by another is "interrupted"; the last one stays open."""
+        if not self._open:
+            return None
+        self._open = False
+        if self._answered and not self._pending:
+            kind = "completed"
+        elif final:
+            return None
+        else:
+            kind = "interrupted"
+        data = {"turn": self.turn, "reason": {"kind": kind}}
+        return Event(type="turn/end", seq=-1, time=time, data=data)
