@@ -4,7 +4,14 @@
 head read; `exact_info(path)` the exact ones; `discover(...)` finds session files.
 """
 
-from klipui.session.load import SessionError, exact_info, open_session, read_info, session_info
+from klipui.session.load import (
+    SessionError,
+    SessionUnreadable,
+    exact_info,
+    open_session,
+    read_info,
+    session_info,
+)
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo, Turn
 
 __all__ = [
@@ -14,6 +21,7 @@ __all__ = [
     "Session",
     "SessionError",
     "SessionInfo",
+    "SessionUnreadable",
     "Turn",
     "exact_info",
     "open_session",

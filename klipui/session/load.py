@@ -16,13 +16,17 @@ class SessionError(Exception):
     """A file that cannot be opened as a session; the message is one line naming the file."""
 
 
+class SessionUnreadable(SessionError):
+    """The file could not be read at all (missing, a folder, no permission)."""
+
+
 def open_session(path: Path | str) -> Session:
     """Read, sniff and lower the session file at `path` (SessionError when it is not one)."""
     path = Path(path)
     try:
         loaded = read_jsonl(path)
     except OSError as error:
-        raise SessionError(f"{path}: {error.strerror or error}") from None
+        raise SessionUnreadable(f"{path}: {error.strerror or error}") from None
     if not loaded.records:
         reason = str(loaded.problems[0]) if loaded.problems else f"{path}: empty file"
         raise SessionError(f"{reason} (no JSON records)" if loaded.problems else reason)
@@ -63,6 +67,8 @@ def exact_info(path: Path | str) -> SessionInfo:
         session = open_session(path)
     except OSError as error:
         return SessionInfo(path=path, format=None, problem=error.strerror or str(error))
+    except SessionUnreadable as error:
+        return SessionInfo(path=path, format=None, problem=str(error).removeprefix(f"{path}: "))
     except SessionError as error:
         info = _unknown(path, 0, None)
         info.problem = str(error).removeprefix(f"{path}: ")

@@ -1,0 +1,271 @@
+"""Finding session files and their `SessionInfo`: quick figures first, exact ones after, cached.
+
+`discover(paths)` is a generator meant to be consumed incrementally (by a worker or a CLI loop).
+It yields one `SessionInfo` per file as soon as a bounded head read gives it (or the cache has
+it), then, for files whose first info was only an estimate, a second, exact `SessionInfo`: a
+later info for the same path replaces the earlier one. Files that cannot be read are yielded
+with `problem` set, never hidden. Exact infos are cached in the user cache directory, keyed by
+(path, size, mtime), and the cache file is replaced atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import glob
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from klipui.session.load import exact_info, read_info
+from klipui.session.model import SessionInfo
+
+SESSION_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
+CACHE_VERSION = 1
+_SAVE_EVERY = 2.0
+"""Seconds between cache saves while exact figures come in."""
+
+
+@dataclasses.dataclass(slots=True, frozen=True)
+class Root:
+    """A folder where an agent keeps its sessions, and the file pattern inside it."""
+
+    agent: str
+    path: Path
+    pattern: str
+    """A `Path.glob` pattern relative to `path`."""
+
+
+def default_roots() -> list[Root]:
+    """Where Claude Code, Codex, pi and the DeepSeek Harness keep sessions, per the environment."""
+    home = Path.home()
+    claude = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+    codex = Path(os.environ.get("CODEX_HOME") or home / ".codex")
+    dsh = Path(os.environ.get("DSH_HOME") or home / ".dsh")
+    return [
+        Root("claude", claude / "projects", "*/*.jsonl"),
+        Root("codex", codex / "sessions", "**/rollout-*.jsonl"),
+        Root("codex", codex / "archived_sessions", "rollout-*.jsonl"),
+        Root("pi", home / ".pi" / "agent" / "sessions", "*/*.jsonl"),
+        Root("dsh", dsh / "sessions", "*/*/session.jsonl*"),
+    ]
+
+
+def is_session_name(path: Path) -> bool:
+    """True for names a session file may have inside a folder (temp files excluded)."""
+    name = path.name
+    return name.endswith(SESSION_SUFFIXES) and not (name.startswith(".") and ".tmp" in name)
+
+
+def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
+    """Session files under `paths` (files, folders or globs), or under the default roots.
+
+    A file given by name is taken whatever its name; folders are searched recursively for
+    `.jsonl` / `.jsonl.zstd` files. FileNotFoundError for a named path (not a glob) that does
+    not exist. Each file appears once, in the order found.
+    """
+    found: dict[Path, None] = {}
+    if not paths:
+        for root in default_roots():
+            if root.path.is_dir():
+                for path in sorted(root.path.glob(root.pattern)):
+                    if path.is_file() and is_session_name(path):
+                        found[path] = None
+        return list(found)
+    for given in paths:
+        text = str(given)
+        if glob.has_magic(text):
+            matches = [Path(m) for m in sorted(glob.glob(os.path.expanduser(text), recursive=True))]
+        else:
+            path = Path(os.path.expanduser(text))
+            if not path.exists():
+                raise FileNotFoundError(f"{text}: no such file or folder")
+            matches = [path]
+        for match in matches:
+            if match.is_dir():
+                for path in _walk(match):
+                    found[path] = None
+            elif match.exists():
+                found[match] = None
+    return list(found)
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    for directory, subdirs, files in os.walk(folder):
+        subdirs.sort()
+        for name in sorted(files):
+            path = Path(directory, name)
+            if is_session_name(path):
+                yield path
+
+
+def _cache_version() -> str:
+    """Changes when the cache layout or the set of known formats changes."""
+    from klipui.session.formats import FORMATS
+
+    return f"{CACHE_VERSION}:{','.join(FORMATS)}"
+
+
+def cache_path() -> Path:
+    """The cache file in the user cache directory."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("klipui", appauthor=False)) / "session-info.json"
+
+
+class InfoCache:
+    """Exact `SessionInfo`s by path, valid while the file's size and mtime are unchanged."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or cache_path()
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._dirty = False
+        self._loaded = False
+
+    def _load(self) -> None:
+        self._loaded = True
+        try:
+            data = orjson.loads(self.path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return
+        if isinstance(data, dict) and data.get("version") == _cache_version():
+            entries = data.get("entries")
+            if isinstance(entries, dict):
+                self._entries = entries
+
+    def get(self, path: Path, stat: os.stat_result) -> SessionInfo | None:
+        """The cached info of `path` if the file is unchanged since it was cached."""
+        if not self._loaded:
+            self._load()
+        entry = self._entries.get(str(path.absolute()))
+        if not entry or entry.get("size") != stat.st_size or entry.get("mtime") != stat.st_mtime_ns:
+            return None
+        try:
+            fields = dict(entry["info"])
+            fields["path"] = path
+            return SessionInfo(**fields)
+        except (KeyError, TypeError):
+            return None
+
+    def put(self, info: SessionInfo, stat: os.stat_result) -> None:
+        """Remember an exact info for the file as it was at `stat`."""
+        if not self._loaded:
+            self._load()
+        fields = dataclasses.asdict(info)
+        fields.pop("path")
+        self._entries[str(info.path.absolute())] = {
+            "size": stat.st_size,
+            "mtime": stat.st_mtime_ns,
+            "info": fields,
+        }
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the cache if it changed: a temp file beside it, then an atomic replace."""
+        if not self._dirty:
+            return
+        data = orjson.dumps({"version": _cache_version(), "entries": self._entries})
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(prefix=".session-info.", dir=self.path.parent)
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(data)
+                os.replace(temp, self.path)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temp)
+            self._dirty = False
+
+
+def discover(
+    paths: Sequence[str | Path] | None = None,
+    *,
+    files: Iterable[Path] | None = None,
+    exact: bool = True,
+    cache: InfoCache | bool | None = True,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Iterator[SessionInfo]:
+    """Yield `SessionInfo`s for the session files under `paths` (or `files`, already found).
+
+    First pass: one info per file, from the cache or a head read (exact when the head held the
+    whole file). Second pass, when `exact`: an exact info for every file whose first one was an
+    estimate. `on_progress(done, total)` is called after each file of each pass (total counts
+    both passes' work as it is known).
+    """
+    file_list = list(files) if files is not None else find_session_files(paths)
+    store = InfoCache() if cache is True else (cache or None)
+    pending: list[tuple[Path, os.stat_result]] = []
+    done = 0
+    total = len(file_list)
+    last_save = time.monotonic()
+    try:
+        for path in file_list:
+            info, stat = _first_info(path, store)
+            done += 1
+            if stat is not None and not info.exact:
+                pending.append((path, stat))
+                total += 1 if exact else 0
+            if on_progress:
+                on_progress(done, total)
+            yield info
+        if not exact:
+            return
+        for path, stat in pending:
+            info = exact_info(path)
+            if store is not None and _cacheable(info):
+                store.put(info, stat)
+            done += 1
+            if on_progress:
+                on_progress(done, total)
+            yield info
+            if store is not None and time.monotonic() - last_save > _SAVE_EVERY:
+                store.save()
+                last_save = time.monotonic()
+    finally:
+        if store is not None:
+            store.save()
+
+
+def _first_info(path: Path, store: InfoCache | None) -> tuple[SessionInfo, os.stat_result | None]:
+    try:
+        stat = path.stat()
+    except OSError as error:
+        return SessionInfo(path=path, format=None, exact=True, problem=_why(error)), None
+    if store is not None:
+        cached = store.get(path, stat)
+        if cached is not None:
+            return cached, None
+    info = read_info(path)
+    if info.exact:
+        if store is not None and _cacheable(info):
+            store.put(info, stat)
+        return info, None
+    return info, (None if info.problem else stat)
+
+
+def _cacheable(info: SessionInfo) -> bool:
+    """Exact infos (files whose content is not a session included); never read errors."""
+    return info.exact
+
+
+def _why(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def list_sessions(
+    paths: Sequence[str | Path] | None = None,
+    *,
+    exact: bool = True,
+    cache: InfoCache | bool | None = True,
+) -> list[SessionInfo]:
+    """The final `SessionInfo` of every session file under `paths`, in the order found."""
+    latest: dict[Path, SessionInfo] = {}
+    for info in discover(paths, exact=exact, cache=cache):
+        latest[info.path] = info
+    return list(latest.values())
