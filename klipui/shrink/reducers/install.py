@@ -1,0 +1,161 @@
+"""Package-manager output: results, errors and warnings kept; download and fetch progress dropped.
+
+Handles pip, npm, yarn, pnpm, cargo install/fetch, bundler, poetry and go get. npm warning blocks
+(`ERESOLVE` and the lines explaining it) are kept together.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from klipui.shrink.plan import Budget, Hint, Plan
+from klipui.shrink.reducers._patterns import (
+    FLOOR,
+    HIGH,
+    LOW,
+    MID,
+    TOP,
+    Cand,
+    Fitter,
+    Lines,
+    command_matches,
+    finish,
+    sample,
+)
+
+name = "install"
+describe = "results, errors and warnings kept, download progress dropped"
+overflow = "tail"
+
+_COMMAND = re.compile(
+    r"\b(?:npm\s+(?:i|install|ci|add|update)|pnpm\s+(?:i|install|add|update)|yarn(?:\s+(?:add|install))?"
+    r"|pip3?\s+install|python\d?(?:\.\d+)?\s+-m\s+pip\s+install|uv\s+(?:pip\s+install|add|sync)"
+    r"|poetry\s+(?:add|install|update)|cargo\s+(?:add|install|fetch)|bundle(?:\s+install)?"
+    r"|gem\s+install|go\s+(?:get|mod\s+download)|composer\s+(?:install|require)|conda\s+install"
+    r"|apt(?:-get)?\s+install|brew\s+install)\b"
+)
+
+_NOISE = re.compile(
+    r"^(?:\s*(?:Collecting|Downloading|Using cached|Fetching|Resolving|Obtaining|Preparing"
+    r"|Building wheel|Getting requirements|Installing build dependencies|Looking in indexes"
+    r"|Requirement already satisfied|Downloaded|Compiling \S+ v\d|Updating|Locking|Adding)\b"
+    r"|\s*[━─█▌▍▎▏=#>\s-]*\d+(?:\.\d+)?/\d+(?:\.\d+)? [kMG]?B\b"
+    r"|\s*━"
+    r"|npm (?:http|timing|sill|verb) "
+    r"|\[\d+/\d+\] "
+    r"|Progress: resolved "
+    r"|go: (?:downloading|finding) "
+    r"|\s*[⠁-⣿] "
+    r"|.*\b\d{1,3}% \|"
+    r")",
+    re.M,
+)
+
+_TOP = re.compile(
+    r"^(?:\s*Successfully (?:installed|built|uninstalled) .*"
+    r"|(?:added|removed|changed|audited) \d+ packages?.*"
+    r"|up to date.*"
+    r"|found \d+ vulnerabilit.*|\d+ (?:\w+ severity )?vulnerabilit.*"
+    r"|✨?\s*Done in .*"
+    r"|\s*Finished .*"
+    r"|\s*Installed package .*"
+    r"|Packages: [+-].*"
+    r"|Bundle complete!.*"
+    r"|success .*"
+    r"|Installing collected packages: .*"
+    r")$",
+    re.M,
+)
+
+_ERROR = re.compile(
+    r"^(?:ERROR\b|error\b|npm ERR!|npm error|E: |\s*× |\s*╰─> "
+    r"|.*\bERR_PNPM_|.*\bERESOLVE\b|.*\bCould not (?:find|build|install|resolve)\b"
+    r"|.*\bconflict(?:ing|s)?\b|.*\bincompatible\b|.*\bsubprocess-exited-with-error\b)",
+)
+_WARNING = re.compile(
+    r"^(?:npm warn|npm WARN|WARN|WARNING|warning|DEPRECATION|\s*Created wheel for"
+    r"|note: |hint: |.*\b\w*Warning: |.*\bdeprecated\b)",
+)
+_NPM_WARN = re.compile(r"^npm (?:warn|WARN|ERR!|error)\b")
+_CONTINUATION = re.compile(r"^\s+\S")
+
+
+def detect(text: str, hint: Hint) -> bool:
+    """Package-manager progress with at least one result or warning line."""
+    lines = sample(text)
+    if len(lines) < 10:
+        return False
+    noise = signal = 0
+    for line in lines:
+        if _NOISE.match(line):
+            noise += 1
+        elif _TOP.match(line) or _NPM_WARN.match(line):
+            signal += 1
+    if command_matches(hint.command, _COMMAND) and noise + signal >= 3:
+        return True
+    return noise >= 15 and noise >= len(lines) * 0.4 and signal >= 1
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    """Results first, then errors, then distinct warnings with their explanation lines."""
+    lines = Lines(text)
+    n = len(lines)
+    if n == 0:
+        return None
+    text_lines = lines.lines
+    priority: dict[int, int] = {}
+    noise_kinds: Counter[str] = Counter()
+    seen: set[str] = set()
+    block_priority = 0
+    previous = FLOOR
+    for i, line in enumerate(text_lines):
+        if _TOP.match(line):
+            p = TOP
+        elif _NOISE.match(line):
+            noise_kinds[_noise_kind(line)] += 1
+            previous = 0
+            block_priority = 0
+            continue
+        elif _ERROR.match(line):
+            p = HIGH
+        elif _WARNING.match(line):
+            p = MID
+        elif previous >= MID and _CONTINUATION.match(line):
+            p = LOW
+        else:
+            p = FLOOR
+        if _NPM_WARN.match(line):
+            if block_priority:
+                p = max(p, block_priority - 10)
+            else:
+                block_priority = p
+        else:
+            block_priority = 0
+        key = line.strip()
+        if p < TOP and key in seen:
+            p = FLOOR
+        seen.add(key)
+        priority[i] = p
+        previous = p
+
+    fitter = Fitter(lines, budget)
+    cands = [Cand(i, i + 1, p) for i, p in priority.items()]
+    fitter.add_all([c for c in cands if c.priority > FLOOR])
+    if noise_kinds:
+        rows = [f"[x{count}] {kind} …" for kind, count in noise_kinds.most_common(6)]
+        fitter.add_summary(rows)
+    fitter.add_all([c for c in cands if c.priority <= FLOOR])
+    return finish(fitter.plan(), n)
+
+
+_KIND = re.compile(r"^\s*(npm \w+ \w+|go: \w+|[A-Za-z][\w-]*)")
+_BAR = re.compile(r"━|█|\d+% \||\d+(?:\.\d+)?/\d+(?:\.\d+)? [kMG]?B")
+
+
+def _noise_kind(line: str) -> str:
+    """A short name for a progress line: `npm http fetch`, `Downloading`, `progress bar`."""
+    if _BAR.search(line) and not line.lstrip().startswith(("Downloading", "npm ")):
+        return "progress bar"
+    m = _KIND.match(line)
+    return m.group(1) if m else "progress"
