@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -45,23 +45,13 @@ COLUMNS: tuple[Column, ...] = (
 )
 
 
-def _discover(sources: Sources) -> tuple[Iterator[SessionInfo], str | None]:
-    """Session infos for the sources, and a notice to show (demo fallback)."""
-    from klipui.session import discover
-
+def _discover_paths(sources: Sources) -> list[Path] | None:
+    """The paths to search (None: the agents' default folders)."""
     if sources.demo:
         from klipui.demo import demo_paths
 
-        return discover.discover(paths=list(demo_paths()), roots=False), "Demo sessions"
-    if sources.paths:
-        return discover.discover(paths=sources.paths, roots=False), None
-    return discover.discover(), None
-
-
-def _exact(info: SessionInfo) -> SessionInfo:
-    from klipui.session import exact_info
-
-    return exact_info(info.path)
+        return list(demo_paths())
+    return list(sources.paths) if sources.paths else None
 
 
 def matches(info: SessionInfo, needle: str) -> bool:
@@ -161,8 +151,7 @@ class SessionsScreen(Screen[None]):
         self.sort_reverse = True
         self.group = False
         self.needle = ""
-        self.scanned = 0
-        self.exact_done = 0
+        self.progress: tuple[int, int] = (0, 0)
         self.discovering = True
         self._refresh_pending = False
 
@@ -192,28 +181,34 @@ class SessionsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="sessions-discover", exit_on_error=False)
     def discover_sessions(self) -> None:
-        """List the sessions of the sources, handing rows over in small batches."""
+        """List the sessions (quick figures first, exact ones after), in batches to the table."""
         import time
 
+        from klipui.session.discover import discover
+
         worker = get_current_worker()
-        infos, notice = _discover(self.sources)
-        if notice:
-            self.app.call_from_thread(self.app.notify, notice, title="klipui")
+        paths = _discover_paths(self.sources)
+        if self.sources.demo:
+            self.app.call_from_thread(self.app.notify, "Showing the bundled demo sessions.")
+        progress = [0, 0]
+
+        def on_progress(done: int, total: int) -> None:
+            progress[0], progress[1] = done, total
+
         batch: list[SessionInfo] = []
-        total = 0
+        count = 0
         last = time.monotonic()
-        for info in infos:
+        for info in discover(paths, on_progress=on_progress):
             if worker.is_cancelled:
                 return
             batch.append(info)
-            total += 1
-            if time.monotonic() - last >= BATCH_SECONDS or total <= 1:
-                self.app.call_from_thread(self._add_infos, batch)
+            count += 1
+            if count == 1 or time.monotonic() - last >= BATCH_SECONDS:
+                self.app.call_from_thread(self._add_infos, batch, tuple(progress))
                 batch = []
                 last = time.monotonic()
-        if total == 0 and not self.sources.paths and self.sources.fallback_to_demo:
+        if count == 0 and paths is None and self.sources.fallback_to_demo:
             from klipui.demo import demo_paths
-            from klipui.session import discover
 
             self.app.call_from_thread(
                 self.app.notify,
@@ -221,47 +216,20 @@ class SessionsScreen(Screen[None]):
                 title="klipui demo",
                 timeout=8,
             )
-            batch = list(discover.discover(paths=list(demo_paths()), roots=False))
-        self.app.call_from_thread(self._add_infos, batch, True)
-
-    @work(thread=True, exclusive=True, group="sessions-exact", exit_on_error=False)
-    def compute_exact(self) -> None:
-        """Read every session fully for exact figures, largest last."""
-        worker = get_current_worker()
-        pending = sorted(
-            (i for i in self.infos.values() if not i.exact and i.format), key=lambda i: i.bytes
-        )
-        for info in pending:
-            if worker.is_cancelled:
-                return
-            try:
-                exact = _exact(info)
-            except Exception as error:  # a file that breaks the reader is listed, not fatal
-                exact = SessionInfo(
-                    path=info.path,
-                    format=info.format,
-                    agent=info.agent,
-                    title=info.title,
-                    bytes=info.bytes,
-                    problem=str(error),
-                )
-            self.app.call_from_thread(self._update_info, exact)
+            batch = list(discover(list(demo_paths())))
+        self.app.call_from_thread(self._add_infos, batch, tuple(progress), True)
 
     # --- table -------------------------------------------------------------------------------
 
-    def _add_infos(self, batch: list[SessionInfo], finished: bool = False) -> None:
+    def _add_infos(
+        self, batch: list[SessionInfo], progress: tuple[int, int], finished: bool = False
+    ) -> None:
         for info in batch:
             self.infos[str(info.path)] = info
-        self.scanned = len(self.infos)
+        self.progress = progress
         if finished:
             self.discovering = False
-            self.compute_exact()
-        self._schedule_refresh(immediate=self.query_one(SessionTable).row_count == 0)
-
-    def _update_info(self, info: SessionInfo) -> None:
-        self.infos[str(info.path)] = info
-        self.exact_done += 1
-        self._schedule_refresh()
+        self._schedule_refresh(immediate=finished or self.query_one(SessionTable).row_count == 0)
 
     def _schedule_refresh(self, immediate: bool = False) -> None:
         if immediate:
@@ -275,7 +243,7 @@ class SessionsScreen(Screen[None]):
         """Rebuild the rows from the infos, keeping the cursor on the same session."""
         self._refresh_pending = False
         table = self.query_one(SessionTable)
-        current = self.current_key()
+        current = self.current_key() if table.cursor_row > 0 else None
         rows = ordered_rows(
             self.infos.values(),
             self.needle,
@@ -312,18 +280,31 @@ class SessionsScreen(Screen[None]):
                 (f"  {info.problem or 'not a session file'}", "dim red"),
             )
         else:
-            label = one_line(info.title or info.first_prompt or info.path.name, 80)
+            label = one_line(info.title or info.first_prompt or info.path.name, self.title_room)
             title = Text(indent + branch + label)
         exact = info.exact
         return [
             title,
-            info.agent,
-            one_line(info.project, 40),
+            (info.format or "?") if self.narrow else info.agent,
+            one_line(info.project, 10 if self.narrow else 24),
             relative_time(info.updated, now),
             Text(human_count(info.turns, exact), justify="right"),
             Text(human_count(info.tokens, exact), justify="right"),
             Text(human_size(info.bytes), justify="right"),
         ]
+
+    @property
+    def title_room(self) -> int:
+        """Characters of title that fit beside the other columns."""
+        return max(18, min(90, self.size.width - 82))
+
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < 110
+
+    def on_resize(self) -> None:
+        if self.infos:
+            self._schedule_refresh()
 
     def _update_status(self) -> None:
         table = self.query_one(SessionTable)
@@ -335,19 +316,14 @@ class SessionsScreen(Screen[None]):
             parts.append(f"filter: {self.needle!r}")
         if self.group:
             parts.append("grouped by project")
-        readable = sum(1 for i in self.infos.values() if i.format)
+        done, total = self.progress
         if self.discovering:
-            parts.append("scanning…")
-        elif self.exact_done < readable:
-            parts.append(f"exact figures {self.exact_done}/{readable}")
+            parts.append(f"reading {done}/{total}…" if total else "scanning…")
         self.query_one("#session-count", Label).update(" · ".join(parts))
         progress = self.query_one(ProgressBar)
-        busy = self.discovering or self.exact_done < readable
-        progress.display = busy
+        progress.display = self.discovering
         if self.discovering:
-            progress.update(total=None)
-        else:
-            progress.update(total=max(1, readable), progress=self.exact_done)
+            progress.update(total=total or None, progress=done)
 
     def current_key(self) -> str | None:
         table = self.query_one(SessionTable)
@@ -429,7 +405,7 @@ class SessionsScreen(Screen[None]):
 
     def action_rescan(self) -> None:
         self.infos.clear()
-        self.exact_done = 0
+        self.progress = (0, 0)
         self.discovering = True
         self.discover_sessions()
 

@@ -104,7 +104,7 @@ def load_original(
             return Original(ref, None, "no spill store to load it from")
         try:
             data = load_spill(ref.reference)
-        except (OSError, KeyError, ValueError, LookupError) as error:
+        except Exception as error:  # any store failure means the original is not there
             return Original(ref, None, f"missing: {error}")
         if data is None:
             return Original(ref, None, "missing: not in the spill store")
@@ -120,3 +120,23 @@ def load_original(
         return Original(ref, None, f"missing: {ref.path} no longer exists")
     except OSError as error:
         return Original(ref, None, f"unreadable: {error.strerror or error}")
+
+
+def spill_store_loader() -> Callable[[str], str]:
+    """`load` of the default spill store (where klipui's own hook saves originals)."""
+    from klipui.shrink import FileSpillStore
+
+    return FileSpillStore().load
+
+
+class DryRunSpill:
+    """A spill saver that names the locator a real save would give, and writes nothing.
+
+    The shrink pane previews reductions as the budget changes; it must not fill the user's spill
+    folder while doing so.
+    """
+
+    def save(self, text: str, tool: str | None) -> str:
+        from klipui.shrink.spill import locator_for
+
+        return locator_for(text, tool)

@@ -1,0 +1,360 @@
+"""The shrink pane: what a reducer keeps of a tool result, next to the (spilled) original."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.style import Style
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from klipui.session.model import Event, Session
+from klipui.session.spilled import (
+    DryRunSpill,
+    Original,
+    find_reference,
+    load_original,
+    spill_store_loader,
+)
+from klipui.shrink import BUILTIN_ORDER, Budget, Hint, Shrunk, shrink
+from klipui.widgets.event_doc import Block
+from klipui.widgets.format import human_size
+from klipui.widgets.line_view import LineView
+from klipui.widgets.shrink_pane import (
+    LineMap,
+    OriginalSource,
+    ShrunkSource,
+    marker_arithmetic,
+    split_lines,
+)
+
+BUDGET_STEPS = (500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 50_000, 100_000, 200_000)
+"""Character budgets `+`/`-` step through; the line budget follows at one line per 20 chars."""
+LINE_CAP = 200
+STYLE_NAMES = (
+    "kept",
+    "capped",
+    "summary",
+    "marker",
+    "footer",
+    "dropped",
+    "gutter",
+    "mark-kept",
+    "mark-capped",
+    "mark-summary",
+    "mark-dropped",
+)
+
+
+@dataclass(slots=True)
+class ShrinkState:
+    """What the pane shows: the texts, the settings and the latest result."""
+
+    preview: str
+    original: str
+    origin_note: str
+    budget_index: int
+    reducer: str | None = None
+    line_cap: bool = False
+    shrunk: Shrunk | None = None
+    error: str | None = None
+
+    @property
+    def budget(self) -> Budget:
+        chars = BUDGET_STEPS[self.budget_index]
+        return Budget(
+            max_chars=chars,
+            max_lines=max(10, chars // 20),
+            max_line_chars=LINE_CAP if self.line_cap else 0,
+        )
+
+
+def _call_for(session: Session, block: Block) -> Event | None:
+    call_id = block.payload.get("callId")
+    if not call_id:
+        return None
+    for index in range(block.event_index, -1, -1):
+        event = session.events[index]
+        if event.type == "tool/call" and event.data.get("callId") == call_id:
+            return event
+    return None
+
+
+def hint_for(call: Event | None) -> Hint:
+    """What the tool call says about its result: tool name, command, path."""
+    if call is None:
+        return Hint()
+    import json
+
+    name = str(call.data.get("name") or "") or None
+    raw = call.data.get("arguments")
+    try:
+        args = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        args = None
+    args = args if isinstance(args, dict) else {}
+    command = args.get("command") or args.get("cmd")
+    if isinstance(command, list):
+        command = " ".join(map(str, command))
+    path = args.get("file_path") or args.get("path")
+    return Hint(
+        tool=name.lower() if name else None,
+        command=command if isinstance(command, str) else None,
+        path=path if isinstance(path, str) else None,
+    )
+
+
+def _initial_budget(size: int) -> int:
+    """The largest step below a quarter of the text, so the first view shows a real cut."""
+    index = 0
+    for i, step in enumerate(BUDGET_STEPS):
+        if step * 4 <= size:
+            index = i
+    return index
+
+
+class ShrinkScreen(Screen[None]):
+    """Left: the shrunk result and its figures. Right: the original, dropped lines dimmed."""
+
+    BINDING_GROUP_TITLE = "Shrink pane"
+    HELP = (
+        "Left, the tool result as the shrink engine would hand it to the model; the gutter gives "
+        "the input line each output line came from (… a marker, Σ a summary). Right, the "
+        "original — the spilled file when the result holds only a preview — with kept lines "
+        "marked ▌ and dropped lines dimmed. The panes scroll together along the mapping."
+    )
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"shrink--{name}" for name in STYLE_NAMES}
+    DEFAULT_CSS = """
+    ShrinkScreen > .shrink--kept { color: $text; }
+    ShrinkScreen > .shrink--capped { color: $warning; }
+    ShrinkScreen > .shrink--summary { color: $secondary; text-style: italic; }
+    ShrinkScreen > .shrink--marker { color: $warning; text-style: bold; }
+    ShrinkScreen > .shrink--footer { color: $accent; }
+    ShrinkScreen > .shrink--dropped { color: $text-disabled; }
+    ShrinkScreen > .shrink--gutter { color: $text-muted; }
+    ShrinkScreen > .shrink--mark-kept { color: $success; }
+    ShrinkScreen > .shrink--mark-capped { color: $warning; }
+    ShrinkScreen > .shrink--mark-summary { color: $secondary; }
+    ShrinkScreen > .shrink--mark-dropped { color: $text-disabled; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus,equals_sign", "budget(1)", "Budget +", key_display="+"),
+        Binding("minus", "budget(-1)", "Budget -", key_display="-"),
+        Binding("r", "next_reducer", "Reducer"),
+        Binding("R", "pick_reducer", "Pick reducer", show=False),
+        Binding("l", "line_cap", "Line cap"),
+        Binding("m", "arithmetic", "Markers"),
+        Binding("escape,q", "back", "Back"),
+    ]
+
+    def __init__(self, session: Session, block: Block) -> None:
+        super().__init__()
+        self.session = session
+        self.block = block
+        self.call = _call_for(session, block)
+        self.hint = hint_for(self.call)
+        preview = str(block.payload.get("text") or "")
+        self.state = ShrinkState(preview, preview, "", _initial_budget(len(preview)))
+        self._syncing = False
+        self.original_missing = False
+        self.line_map: LineMap | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="shrink-head")
+        with Horizontal(id="shrink-panes"):
+            yield LineView(id="shrink-left")
+            yield LineView(id="shrink-right")
+        yield Static("", id="shrink-arithmetic")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        left = self.query_one("#shrink-left", LineView)
+        right = self.query_one("#shrink-right", LineView)
+        self.watch(left, "scroll_y", self._left_scrolled, init=False)
+        self.watch(right, "scroll_y", self._right_scrolled, init=False)
+        left.focus()
+        self._render_head("finding the original…")
+        self.load_original()
+
+    def styles_map(self) -> dict[str, Style]:
+        return {name: self.get_component_rich_style(f"shrink--{name}") for name in STYLE_NAMES}
+
+    # --- workers -----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="shrink-original", exit_on_error=False)
+    def load_original(self) -> None:
+        """Follow a spill reference in the preview, if any, then shrink."""
+        preview = self.state.preview
+        ref = find_reference(preview, self.session.path, self.block.payload.get("callId"))
+        if ref is None:
+            note = (
+                f"original: the full result as stored in the session ({human_size(len(preview))})"
+            )
+            self.app.call_from_thread(self._set_original, preview, note)
+            return
+        loaded: Original = load_original(ref, spill_store_loader())
+        if loaded.text is None:
+            note = f"original: {ref.kind} reference {ref.reference} — {loaded.problem}"
+            self.app.call_from_thread(self._set_original, preview, note, True)
+            return
+        note = f"original: spilled {ref.kind} file {ref.reference} ({human_size(len(loaded.text))})"
+        self.app.call_from_thread(self._set_original, loaded.text, note)
+
+    def _set_original(self, text: str, note: str, missing: bool = False) -> None:
+        self.state.original = text
+        self.state.origin_note = note
+        self.original_missing = missing
+        self.state.budget_index = _initial_budget(len(text))
+        self.run_shrink()
+
+    @work(thread=True, exclusive=True, group="shrink-run", exit_on_error=False)
+    def run_shrink(self) -> None:
+        """Shrink the original with the current settings."""
+        state = self.state
+        only = [state.reducer] if state.reducer else None
+        try:
+            result = shrink(state.original, self.hint, state.budget, DryRunSpill(), only=only)
+        except Exception as error:  # a reducer bug is shown, never a crash of the app
+            self.app.call_from_thread(self._shrink_failed, f"{type(error).__name__}: {error}")
+            return
+        self.app.call_from_thread(self._shown, result)
+
+    def _shrink_failed(self, message: str) -> None:
+        self.state.error = message
+        self._render_head()
+
+    def _shown(self, result: Shrunk) -> None:
+        state = self.state
+        state.shrunk = result
+        state.error = None
+        styles = self.styles_map()
+        left = self.query_one("#shrink-left", LineView)
+        right = self.query_one("#shrink-right", LineView)
+        self.line_map = LineMap(result.kept, result.stats.input_lines)
+        left.set_source(ShrunkSource(result, self.app.console, styles), keep_scroll=True)
+        right.set_source(
+            OriginalSource(state.original, self.line_map, self.app.console, styles),
+            keep_scroll=True,
+        )
+        self._render_head()
+        if self.query_one("#shrink-arithmetic").has_class("-open"):
+            self._render_arithmetic()
+
+    def _render_head(self, status: str | None = None) -> None:
+        state = self.state
+        budget = state.budget
+        reducer = state.reducer or "auto"
+        tool = self.hint.tool or "tool"
+        lines = [
+            f"[b]{tool}[/b] result · reducer [b]{reducer}[/b] · budget "
+            f"{budget.max_chars:,} chars / {budget.max_lines:,} lines · "
+            f"line cap {'on' if state.line_cap else 'off'}"
+        ]
+        result = state.shrunk
+        if status:
+            lines.append(status)
+        elif state.error:
+            lines.append(f"[red]shrink failed: {state.error}[/red]")
+        elif result is not None:
+            stats = result.stats
+            lines.append(
+                f"strategy [b]{result.strategy}[/b] · {stats.input_chars:,} chars / "
+                f"{stats.input_lines:,} lines → {stats.output_chars:,} / {stats.output_lines:,}"
+                f" · locator {result.locator or '—'}"
+            )
+            if result.note:
+                lines.append(f"note: {result.note}")
+        if state.origin_note:
+            style = "red" if self.original_missing else "dim"
+            lines.append(f"[{style}]{_escape(state.origin_note)}[/{style}]")
+        self.query_one("#shrink-head", Static).update("\n".join(lines))
+
+    def _render_arithmetic(self) -> None:
+        box = self.query_one("#shrink-arithmetic", Static)
+        if self.state.shrunk is None:
+            box.update("")
+            return
+        rows = marker_arithmetic(self.state.original, self.state.shrunk)
+        box.update(_escape("\n".join(rows[-12:])))
+
+    # --- scrolling together ------------------------------------------------------------------
+
+    def _left_scrolled(self, value: float) -> None:
+        if self._syncing or self.line_map is None:
+            return
+        target = self.line_map.input_for(int(value))
+        if target is not None:
+            self._sync(self.query_one("#shrink-right", LineView), target)
+
+    def _right_scrolled(self, value: float) -> None:
+        if self._syncing or self.line_map is None:
+            return
+        self._sync(self.query_one("#shrink-left", LineView), self.line_map.output_for(int(value)))
+
+    def _sync(self, view: LineView, row: int) -> None:
+        self._syncing = True
+        try:
+            view.scroll_to(y=row, animate=False, immediate=True)
+        finally:
+            self._syncing = False
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def action_budget(self, delta: int) -> None:
+        index = max(0, min(len(BUDGET_STEPS) - 1, self.state.budget_index + delta))
+        if index == self.state.budget_index:
+            self.app.bell()
+            return
+        self.state.budget_index = index
+        self._render_head("shrinking…")
+        self.run_shrink()
+
+    def action_next_reducer(self) -> None:
+        names = [None, *BUILTIN_ORDER]
+        current = names.index(self.state.reducer) if self.state.reducer in names else 0
+        self.state.reducer = names[(current + 1) % len(names)]
+        self._render_head("shrinking…")
+        self.run_shrink()
+
+    def action_pick_reducer(self) -> None:
+        from klipui.screens.pick import PickScreen
+
+        options = [("auto (first that detects the shape)", "auto")]
+        options += [(name, name) for name in BUILTIN_ORDER]
+        current = next((i for i, o in enumerate(options) if o[1] == self.state.reducer), 0)
+
+        def chosen(name: str | None) -> None:
+            if name is None:
+                return
+            self.state.reducer = None if name == "auto" else name
+            self._render_head("shrinking…")
+            self.run_shrink()
+
+        self.app.push_screen(PickScreen("Reducer", options, current), chosen)
+
+    def action_line_cap(self) -> None:
+        self.state.line_cap = not self.state.line_cap
+        self._render_head("shrinking…")
+        self.run_shrink()
+
+    def action_arithmetic(self) -> None:
+        box = self.query_one("#shrink-arithmetic")
+        box.toggle_class("-open")
+        if box.has_class("-open"):
+            self._render_arithmetic()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    @property
+    def original_lines(self) -> int:
+        return len(split_lines(self.state.original))
+
+
+def _escape(text: str) -> str:
+    return text.replace("[", r"\[")
