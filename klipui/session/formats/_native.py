@@ -83,6 +83,11 @@ def first_line(text: str, limit: int = 200) -> str:
     return ""
 
 
+def project_name(cwd: str) -> str:
+    """The project a working directory stands for: its last path component."""
+    return Path(cwd.rstrip("/\\")).name or cwd
+
+
 def record_indexes(event: Event) -> list[int]:
     """Every native record index an event was lowered from (empty for synthetic events)."""
     many = event.data.get(ORIGINS) if isinstance(event.data, dict) else None

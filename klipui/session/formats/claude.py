@@ -47,6 +47,7 @@ from klipui.session.formats._native import (
     iso_ms,
     json_text,
     kept_records,
+    project_name,
     raw_lines,
 )
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
@@ -639,7 +640,8 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
         if kind in _TITLE_FIELDS and isinstance(value.get(_TITLE_FIELDS[kind]), str):
             result.title = value[_TITLE_FIELDS[kind]]
         if result.cwd is None and isinstance(value.get("cwd"), str):
-            result.cwd = result.project = value["cwd"]
+            result.cwd = value["cwd"]
+            result.project = project_name(result.cwd)
         if result.session_id is None and isinstance(value.get("sessionId"), str):
             result.session_id = value["sessionId"]
         stamp = iso_ms(value.get("timestamp"))

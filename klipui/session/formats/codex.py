@@ -45,6 +45,7 @@ from klipui.session.formats._native import (
     iso_ms,
     json_text,
     kept_records,
+    project_name,
     raw_lines,
 )
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
@@ -417,10 +418,12 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
             if isinstance(payload.get("id"), str):
                 result.session_id = payload["id"]
             if isinstance(payload.get("cwd"), str):
-                result.cwd = result.project = payload["cwd"]
+                result.cwd = payload["cwd"]
+                result.project = project_name(result.cwd)
             result.parent = _parent(payload)
         elif kind == "turn_context" and result.cwd is None and isinstance(payload.get("cwd"), str):
-            result.cwd = result.project = payload["cwd"]
+            result.cwd = payload["cwd"]
+            result.project = project_name(result.cwd)
         elif kind == "response_item" and result.first_prompt is None:
             if payload.get("type") == "message" and payload.get("role") == "user":
                 text = _texts(payload.get("content"))
