@@ -1,0 +1,172 @@
+"""`git log` output: the newest commit, notable ones, the initial one; routine runs summarised.
+
+Notable: releases and tags, `BREAKING CHANGE`, security fixes, reverts, hotfixes, and commits that
+change hundreds of lines. Each kept commit shows its header and subject (plus the lines that make
+it notable); each run of routine commits between them becomes a marker and one summary line
+(how many, the date range, the main authors). Full (`git log`, `--stat`) and one-line formats.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from klipui.shrink.plan import Budget, Hint, Plan
+from klipui.shrink.reducers._patterns import (
+    HIGH,
+    LOW,
+    TOP,
+    Cand,
+    Fitter,
+    Lines,
+    command_matches,
+    finish,
+    sample,
+)
+
+name = "gitlog"
+describe = "newest, notable and initial commits kept, routine commits summarised"
+
+_COMMAND = re.compile(r"\bgit\s+(?:log|shortlog|rev-list|reflog|whatchanged)\b")
+_FULL = re.compile(r"^(?:[*|/\\ ]*)commit [0-9a-f]{7,40}\b.*$", re.M)
+_ONELINE = re.compile(r"^(?:[*|/\\ ]*)[0-9a-f]{7,40} \S.*$", re.M)
+_NOTABLE = re.compile(
+    r"\b(?:release[ds]?|v\d+\.\d+(?:\.\d+)?\b|BREAKING[ -]CHANGE|breaking|security|CVE-\d+"
+    r"|vulnerab\w*|revert(?:s|ed)?|hotfix|rollback|initial (?:commit|import)|tag: )",
+    re.I,
+)
+_STAT_FILE = re.compile(r"^ \S.* \| +(\d+) ")
+_STAT_TOTAL = re.compile(r"^ \d+ files? changed")
+_DATE = re.compile(r"^Date:\s+\w{3} (\w{3}) (\d+) [\d:]+ (\d{4})")
+_AUTHOR = re.compile(r"^Author:\s+(.*?)\s*<")
+BIG_CHANGE = 300
+"""A file line of `--stat` with at least this many changed lines makes its commit notable."""
+
+
+@dataclass(slots=True)
+class _Commit:
+    start: int
+    end: int
+    subject: int | None = None
+    date: str = ""
+    author: str = ""
+    notable: list[int] = field(default_factory=list)
+    """Lines that make the commit notable (subject, body lines, big stat lines)."""
+    total: int | None = None
+
+
+def detect(text: str, hint: Hint) -> bool:
+    """Several full commit headers with authors, or a screenful of one-line commits."""
+    lines = sample(text)
+    if len(lines) < 10:
+        return False
+    full = sum(1 for line in lines if _FULL.match(line))
+    authors = sum(1 for line in lines if line.startswith("Author: "))
+    oneline = sum(1 for line in lines if _ONELINE.match(line))
+    if full >= 2 and authors >= 2:
+        return True
+    if command_matches(hint.command, _COMMAND) and full + oneline >= 3:
+        return True
+    return oneline >= 20 and oneline >= len(lines) * 0.8
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    """Keep the commits that matter; a summary line for each run of routine ones."""
+    lines = Lines(text)
+    n = len(lines)
+    starts = lines.hits(_FULL)
+    full = len(starts) >= 2
+    if not full:
+        starts = lines.hits(_ONELINE)
+    if len(starts) < 5:
+        return None
+    commits = [
+        _parse(lines.lines, s, e, full) for s, e in zip(starts, [*starts[1:], n], strict=True)
+    ]
+    cands: list[Cand] = []
+    extras: list[Cand] = []
+    if starts[0] > 0:
+        cands.append(Cand(0, starts[0], LOW))
+    last = len(commits) - 1
+    for k, commit in enumerate(commits):
+        if k == 0:
+            p = TOP
+        elif k == last:
+            p = TOP - 5
+        elif commit.notable:
+            p = HIGH
+        elif k <= 3:
+            p = LOW + 3 - k
+        else:
+            continue
+        cands.extend(_commit_cands(commit, p))
+        if full and commit.subject is not None:
+            extras.append(Cand(commit.start + 1, commit.subject, p - 5))
+    fitter = Fitter(lines, budget)
+    fitter.add_all(cands)
+    for gap in fitter.gaps():
+        inside = [c for c in commits if gap[0] <= c.start and c.end <= gap[1]]
+        if inside:
+            fitter.add_summary([_describe(inside)], where=gap)
+    fitter.add_all(extras)
+    return finish(fitter.plan(), n)
+
+
+def _parse(lines: list[str], start: int, end: int, full: bool) -> _Commit:
+    commit = _Commit(start, end)
+    if not full:
+        commit.subject = start
+        if _NOTABLE.search(lines[start]):
+            commit.notable.append(start)
+        return commit
+    if "tag: " in lines[start]:
+        commit.notable.append(start)
+    for i in range(start + 1, end):
+        line = lines[i]
+        if line.startswith("Author:"):
+            m = _AUTHOR.match(line)
+            commit.author = m.group(1) if m else line[7:].strip()
+        elif line.startswith("Date:"):
+            m = _DATE.match(line)
+            commit.date = f"{m.group(3)}-{m.group(1)}-{m.group(2)}" if m else line[5:].strip()
+        elif line.startswith("    "):
+            if commit.subject is None and line.strip():
+                commit.subject = i
+            if _NOTABLE.search(line):
+                commit.notable.append(i)
+        elif _STAT_TOTAL.match(line):
+            commit.total = i
+        else:
+            m = _STAT_FILE.match(line)
+            if m and int(m.group(1)) >= BIG_CHANGE:
+                commit.notable.append(i)
+    return commit
+
+
+def _commit_cands(commit: _Commit, p: int) -> list[Cand]:
+    """Header, subject and the notable lines of one commit (the stat total when notable)."""
+    out = [Cand(commit.start, commit.start + 1, p)]
+    keep = set(commit.notable)
+    if commit.subject is not None:
+        keep.add(commit.subject)
+    if commit.total is not None and (commit.notable or p >= TOP - 5):
+        keep.add(commit.total)
+    keep.discard(commit.start)
+    out.extend(Cand(i, i + 1, p if i == commit.subject else p - 2) for i in sorted(keep))
+    return out
+
+
+def _describe(commits: list[_Commit]) -> str:
+    """`    [37 routine commits, 2024-Jun-02 .. 2024-Jul-11; Aiko Sato 12, Priya Raman 9]`."""
+    count = len(commits)
+    text = f"    [{count} routine commit{'s' if count != 1 else ''}"
+    dates = [c.date for c in commits if c.date]
+    if dates:
+        text += f", {dates[-1]} .. {dates[0]}" if len(dates) > 1 else f", {dates[0]}"
+    authors = Counter(c.author for c in commits if c.author)
+    if authors:
+        text += "; " + ", ".join(f"{a} {k}" for a, k in authors.most_common(3))
+        if len(authors) > 3:
+            text += f", +{len(authors) - 3} more"
+    return text + "]"
