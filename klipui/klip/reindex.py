@@ -14,6 +14,7 @@ the input, so treat both as read-only (as the session model does).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,37 +112,40 @@ def reindex_report(
 
 
 class _Plan:
-    """The compiled rules of one event type."""
+    """The compiled rules of one event type: seq rules then turn rules, skip rules apart."""
 
-    __slots__ = ("seq_rules", "skip_n", "skip_till", "surface", "turn_rules")
+    __slots__ = ("rules", "skip_n", "skip_till", "surface")
 
     def __init__(self, table: RuleTable, event_type: str) -> None:
         seq_rules = table.rules_for("seq", event_type)
         self.skip_n = next((r.n for r in seq_rules if isinstance(r, SkipN)), None)
         self.skip_till = next((r.till for r in seq_rules if isinstance(r, SkipTill)), None)
-        self.seq_rules = tuple(
-            _compile(r) for r in seq_rules if not isinstance(r, SkipN | SkipTill)
-        )
-        self.turn_rules = tuple(_compile(r) for r in table.rules_for("turn", event_type))
+        compiled = [
+            _compile(r, _SURFACE_MAP if getattr(r, "surface", False) else _SEQ_MAP)
+            for r in seq_rules
+            if not isinstance(r, SkipN | SkipTill)
+            # The envelope seq is always rewritten unless the reference's quirk is asked for,
+            # and an event's own seq is claimed before its rules run, so this rule cannot fail.
+            and not (r == ValueRule("seq") and not table.override_keeps_seq)
+        ]
+        compiled += [_compile(r, _TURN_MAP) for r in table.rules_for("turn", event_type)]
+        self.rules = tuple(compiled)
         self.surface = event_type in table.surface
 
 
 _VALUE, _ARRAY, _INTERVAL = 0, 1, 2
+_SEQ_MAP, _SURFACE_MAP, _TURN_MAP = 0, 1, 2
 
 
-def _compile(rule: Rule) -> tuple[Any, ...]:
+def _compile(rule: Rule, which: int) -> tuple[Any, ...]:
+    """(kind, keys, end keys, rule, keep-or-surface flag, map index)."""
     if isinstance(rule, ValueRule):
-        return (_VALUE, tuple(rule.path.split(".")), rule)
+        return (_VALUE, tuple(rule.path.split(".")), (), rule, False, which)
     if isinstance(rule, ArrayRule):
-        return (_ARRAY, tuple(rule.path.split(".")), rule, rule.keep)
+        return (_ARRAY, tuple(rule.path.split(".")), (), rule, rule.keep, which)
     assert isinstance(rule, IntervalRule)
-    return (
-        _INTERVAL,
-        tuple(rule.start_path.split(".")),
-        tuple(rule.end_path.split(".")),
-        rule,
-        rule.surface,
-    )
+    start, end = tuple(rule.start_path.split(".")), tuple(rule.end_path.split("."))
+    return (_INTERVAL, start, end, rule, rule.surface, which)
 
 
 def _get(obj: Any, keys: tuple[str, ...]) -> Any:
@@ -152,17 +156,26 @@ def _get(obj: Any, keys: tuple[str, ...]) -> Any:
     return obj
 
 
-def _put(event: dict[str, Any], keys: tuple[str, ...], value: Any, fresh: set[int]) -> None:
-    """Write `value` at `keys`, copying each container on the way once per event."""
+def _put(
+    event: dict[str, Any], keys: tuple[str, ...], value: Any, fresh: set[int] | None
+) -> set[int] | None:
+    """Write `value` at `keys`, copying each container on the way once per event.
+
+    `fresh` holds the ids of the containers already copied for this event (None: none yet);
+    the updated set is returned.
+    """
     node = event
     for key in keys[:-1]:
         child = node[key]
+        if fresh is None:
+            fresh = set()
         if id(child) not in fresh:
             child = dict(child)
             node[key] = child
             fresh.add(id(child))
         node = child
     node[keys[-1]] = value
+    return fresh
 
 
 def _is_number(value: Any) -> bool:
@@ -173,48 +186,53 @@ def _is_number(value: Any) -> bool:
 def _apply(
     rules: tuple[tuple[Any, ...], ...],
     event: dict[str, Any],
-    mapping: dict[Any, int],
-    surface_map: dict[Any, int],
-    fresh: set[int],
+    maps: tuple[dict[Any, int], dict[Any, int], dict[Any, int]],
     empty_array_drops: bool,
 ) -> tuple[Rule, str] | None:
     """Run `rules` on `event` in order; the first failing rule and why, or None when all pass."""
-    for compiled in rules:
-        kind = compiled[0]
+    fresh: set[int] | None = None
+    for kind, keys, end_keys, rule, flag, which in rules:
+        mapping = maps[which]
         if kind == _VALUE:
-            keys = compiled[1]
-            value = event.get(keys[0], _MISSING) if len(keys) == 1 else _get(event, keys)
-            if not _is_number(value):
+            if len(keys) == 1:
+                value = event.get(keys[0], _MISSING)
+            elif len(keys) == 2:
+                parent = event.get(keys[0])
+                value = parent.get(keys[1], _MISSING) if type(parent) is dict else _MISSING
+            else:
+                value = _get(event, keys)
+            kind_of = type(value)
+            if kind_of is not int and kind_of is not float:
                 continue
             target = mapping.get(value)
             if target is None:
-                return compiled[2], f"{'.'.join(keys)} {value} was removed"
-            if target != value or type(value) is not int:
-                _put(event, keys, target, fresh)
+                return rule, f"{'.'.join(keys)} {value} was removed"
+            if target != value or kind_of is not int:
+                fresh = _put(event, keys, target, fresh)
         elif kind == _ARRAY:
-            keys = compiled[1]
             value = _get(event, keys)
             if type(value) is not list:
                 continue
-            mapped = [mapping[m] for m in value if _is_number(m) and m in mapping]
-            if not mapped and not compiled[3] and (value or empty_array_drops):
+            mapped = [
+                mapping[m] for m in value if (type(m) is int or type(m) is float) and m in mapping
+            ]
+            if not mapped and not flag and (value or empty_array_drops):
                 detail = "is empty" if not value else f"cites {_short(value)}, all removed"
-                return compiled[2], f"{'.'.join(keys)} {detail}"
+                return rule, f"{'.'.join(keys)} {detail}"
             if mapped != value:
-                _put(event, keys, mapped, fresh)
+                fresh = _put(event, keys, mapped, fresh)
         else:
-            start, end = _get(event, compiled[1]), _get(event, compiled[2])
+            start, end = _get(event, keys), _get(event, end_keys)
             if not (_is_number(start) and _is_number(end)):
                 continue
-            table = surface_map if compiled[4] else mapping
-            first, last = _project(table, start, end)
+            first, last = _project(mapping, start, end)
             if first is None or last is None:
-                kept = "surface event" if compiled[4] else "event"
-                return compiled[3], f"no {kept} of {start}..{end} survives"
+                kept = "surface event" if flag else "event"
+                return rule, f"no {kept} of {start}..{end} survives"
             if first != start:
-                _put(event, compiled[1], first, fresh)
+                fresh = _put(event, keys, first, fresh)
             if last != end:
-                _put(event, compiled[2], last, fresh)
+                fresh = _put(event, end_keys, last, fresh)
     return None
 
 
@@ -263,8 +281,28 @@ def _scan(
     table: RuleTable,
     drops: list[Drop] | None,
 ) -> ReindexReport:
+    # The scan allocates one dict per kept event and no reference cycles: pausing the cyclic
+    # collector keeps its full passes over a growing heap from making the cost superlinear.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _scan_log(events, selection, table, drops)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _scan_log(
+    events: Iterable[Mapping[str, Any]],
+    selection: KInterval | str,
+    table: RuleTable,
+    drops: list[Drop] | None,
+) -> ReindexReport:
     interval = parse_interval(selection) if isinstance(selection, str) else selection
-    log: list[Any] = [e if type(e) is dict else _as_dict(e) for e in events]
+    if type(events) is list and (not events or type(events[0]) is dict):
+        log: list[Any] = events
+    else:
+        log = [e if type(e) is dict else _as_dict(e) for e in events]
     turn_count = _last_turn(log)
     if turn_count <= 0:
         if drops is not None:
@@ -277,6 +315,7 @@ def _scan(
             turn_map[old] = len(turn_map) + 1
     seq_map: dict[Any, int] = {}
     surface_map: dict[Any, int] = {}
+    maps = (seq_map, surface_map, turn_map)
     plans: dict[str, _Plan] = {}
     empty_drops = table.empty_array_drops
     keep_old_seq = table.override_keeps_seq
@@ -321,12 +360,7 @@ def _scan(
         if plan.surface:
             surface_map[old] = new_seq
         event = dict(src)
-        fresh: set[int] = set()
-        failed = None
-        if plan.seq_rules:
-            failed = _apply(plan.seq_rules, event, seq_map, surface_map, fresh, empty_drops)
-        if failed is None and plan.turn_rules:
-            failed = _apply(plan.turn_rules, event, turn_map, turn_map, fresh, empty_drops)
+        failed = _apply(plan.rules, event, maps, empty_drops) if plan.rules else None
         if failed is None:
             if not keep_old_seq:
                 event["seq"] = new_seq
