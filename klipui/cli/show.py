@@ -1,0 +1,178 @@
+"""`klipui show SESSION [--turns KINTERVAL] [--json]`: a session's turns, rendered with rich."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from klipui.cli import UsageError
+
+PREVIEW_LINES = 4
+"""Lines of each tool result shown under its header."""
+MAX_TEXT = 2000
+"""Characters of a message shown before it is cut."""
+MAX_PROBLEMS = 5
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "show",
+        help="print a session's turns: prompts, answers, tool calls and results",
+        description="Print the turns of a session file (any supported agent format).",
+    )
+    parser.add_argument("session", metavar="SESSION", help="a session file")
+    parser.add_argument(
+        "--turns", metavar="KINTERVAL", help='turns to show, e.g. "1..3, 7" or "-2.." (default all)'
+    )
+    parser.add_argument("--json", action="store_true", help="print the selected turns as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from klipui.session import SessionError, open_session
+
+    try:
+        session = open_session(args.session)
+    except SessionError as error:
+        print(f"klipui: {error}", file=sys.stderr)
+        return 1
+    numbers = _select(args.turns, len(session.turns)) if args.turns else None
+    for problem in session.problems[:MAX_PROBLEMS]:
+        print(f"klipui: warning: {problem}", file=sys.stderr)
+    if len(session.problems) > MAX_PROBLEMS:
+        more = len(session.problems) - MAX_PROBLEMS
+        print(f"klipui: warning: {session.path}: {more} more problems", file=sys.stderr)
+    turns = session.turns if numbers is None else [session.turns[n - 1] for n in numbers]
+    if args.json:
+        _print_json(session, turns)
+    else:
+        _print_rich(session, turns)
+    return 0
+
+
+def _select(text: str, count: int) -> list[int]:
+    from klipui.klip import KIntervalError, parse_interval
+
+    try:
+        interval = parse_interval(text)
+    except KIntervalError as error:
+        raise UsageError(str(error)) from None
+    return interval.turns(count)
+
+
+def _print_json(session: Any, turns: list[Any]) -> None:
+    from klipui.cli._render import write_json
+    from klipui.session.load import session_info
+
+    write_json(
+        {
+            "info": session_info(session),
+            "problems": [str(p) for p in session.problems],
+            "turns": [
+                {
+                    "number": turn.number,
+                    "prompt": turn.prompt,
+                    "tool_calls": turn.tool_calls,
+                    "tokens": turn.tokens,
+                    "errors": turn.errors,
+                    "completed": turn.completed,
+                    "events": [e.to_dict() for e in session.events[turn.start : turn.end]],
+                }
+                for turn in turns
+            ],
+        }
+    )
+
+
+def _print_rich(session: Any, turns: list[Any]) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    from klipui.cli._render import human_count
+    from klipui.session.formats import adapter
+
+    console = Console()
+    head = Text()
+    head.append(session.title or session.path.name, style="bold")
+    head.append(f"\n{adapter(session.format).agent} · {session.path}", style="dim")
+    if session.cwd:
+        head.append(f"\ncwd {session.cwd}", style="dim")
+    head.append(f"\n{len(session.turns)} turns · {len(session.events)} events", style="dim")
+    console.print(head)
+    for turn in turns:
+        state = "" if turn.completed else " · not completed"
+        console.rule(
+            f"[bold]turn {turn.number}[/] · {turn.tool_calls} tool calls · "
+            f"{human_count(turn.tokens)} tokens{state}",
+            align="left",
+        )
+        for event in session.events[turn.start : turn.end]:
+            _print_event(console, event)
+
+
+def _print_event(console: Any, event: Any) -> None:
+    from rich.text import Text
+
+    from klipui.cli._render import human_size
+    from klipui.session.blocks import blocks_text, message_content
+
+    kind = event.type
+    if kind == "user/message":
+        source = (event.data.get("source") or {}).get("kind", "user")
+        label = "user" if source == "user" else f"user ({source})"
+        _print_text(console, label, "bold cyan", blocks_text(message_content(event)))
+    elif kind == "assistant/message":
+        for block in message_content(event) or []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text":
+                _print_text(console, "assistant", "bold green", block.get("text") or "")
+            elif block.get("type") == "reasoning":
+                _print_text(console, "thinking", "dim italic", block.get("text") or "", "dim")
+    elif kind == "tool/call":
+        arguments = str(event.data.get("arguments") or "")
+        line = Text()
+        line.append("→ ", style="yellow")
+        line.append(str(event.data.get("name") or "tool"), style="bold yellow")
+        line.append(f" {_one_line(arguments, 400)}", style="yellow")
+        console.print(line, no_wrap=True, overflow="ellipsis")
+    elif kind == "tool/result":
+        for block in message_content(event) or []:
+            if not isinstance(block, dict) or block.get("type") != "tool-result":
+                continue
+            text = blocks_text(block.get("content"))
+            size = len(text.encode("utf-8"))
+            lines = text.count("\n") + 1 if text else 0
+            error = block.get("isError")
+            style = "red" if error else "magenta"
+            header = Text()
+            header.append("← ", style=style)
+            header.append("error" if error else "result", style=f"bold {style}")
+            header.append(f" {human_size(size)}, {lines} lines", style=style)
+            console.print(header)
+            preview = text.splitlines()[:PREVIEW_LINES]
+            for row in preview:
+                row_text = Text("  " + _one_line(row, 400), style="dim")
+                console.print(row_text, no_wrap=True, overflow="ellipsis")
+            if lines > len(preview):
+                console.print(Text(f"  … {lines - len(preview)} more lines", style="dim"))
+    elif kind == "compaction/summary":
+        _print_text(console, "compaction", "bold blue", str(event.data.get("summary") or ""))
+
+
+def _print_text(console: Any, label: str, style: str, text: str, body: str = "") -> None:
+    from rich.text import Text
+
+    if not text.strip():
+        return
+    shown = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f" … ({len(text)} chars)"
+    out = Text()
+    out.append(f"{label}: ", style=style)
+    out.append(shown, style=body)
+    console.print(out)
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,114 @@
+"""`klipui ls` and `klipui show` on the real samples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES, sample_files
+
+from klipui.cli import main
+from klipui.session import open_session
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_ls_json_lists_every_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "ls", str(SAMPLES), "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert sorted(r["path"] for r in rows) == sorted(str(p) for p in sample_files())
+    for row in rows:
+        assert row["format"] is not None and row["problem"] is None, row
+        assert row["exact"] and row["turns"] is not None
+
+
+def test_ls_table_shows_titles_and_turns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "160")
+    path = SAMPLES / "dsh" / "permission-policy-context.jsonl"
+    session = open_session(path)
+    code, out, _ = run(capsys, "ls", str(path))
+    assert code == 0
+    header, row = out.splitlines()[:2]
+    assert header.split() == ["title", "agent", "project", "updated", "turns", "tokens", "size"]
+    assert session.title and session.title in row
+    assert "DeepSeek Harness" in row
+    assert f" {len(session.turns)} " in row
+
+
+def test_ls_lists_foreign_files_with_their_problem(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "odd.jsonl").write_text("[1, 2]\n")
+    code, out, _ = run(capsys, "ls", str(tmp_path), "--json")
+    assert code == 0
+    [row] = json.loads(out)
+    assert row["format"] is None and row["problem"]
+
+
+def test_ls_missing_path_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "ls", str(tmp_path / "nope.jsonl"))
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "nope.jsonl" in err
+
+
+def test_show_renders_prompts_calls_and_results(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    path = SAMPLES / "dsh" / "bash-spill.jsonl"
+    session = open_session(path)
+    code, out, _ = run(capsys, "show", str(path))
+    assert code == 0
+    assert session.turns[0].prompt in out
+    call = next(e for e in session.events if e.type == "tool/call")
+    assert f"→ {call.data['name']}" in out
+    assert "← result " in out and " B, " in out
+    assert "assistant: DONE" in out
+
+
+def test_show_turn_selection_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLES / "pi" / "pi_large-session_v1.jsonl"
+    session = open_session(path)
+    code, out, _ = run(capsys, "show", str(path), "--turns", "2..3, 10", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert [t["number"] for t in data["turns"]] == [2, 3, 10]
+    third = session.turns[2]
+    assert data["turns"][1]["prompt"] == third.prompt
+    assert len(data["turns"][1]["events"]) == third.end - third.start
+    assert data["info"]["turns"] == len(session.turns)
+
+
+def test_show_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "show", str(tmp_path / "missing.jsonl"))
+    assert code == 1 and "missing.jsonl" in err and err.count("\n") == 1
+    (tmp_path / "notes.jsonl").write_text('{"a": 1}\n')
+    code, _, err = run(capsys, "show", str(tmp_path / "notes.jsonl"))
+    assert code == 1 and "notes.jsonl: not a recognised session format" in err
+    (tmp_path / "bad.jsonl").write_text("not json\n")
+    code, _, err = run(capsys, "show", str(tmp_path / "bad.jsonl"))
+    assert code == 1 and "bad.jsonl:1: " in err
+    sample = str(SAMPLES / "dsh" / "multi-turn.jsonl")
+    code, _, err = run(capsys, "show", sample, "--turns", "1..x")
+    assert code == 2 and "column" in err
+
+
+def test_show_reports_bad_lines_and_goes_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lines = (SAMPLES / "dsh" / "multi-turn.jsonl").read_bytes().splitlines()
+    lines.insert(3, b"{broken")
+    path = tmp_path / "damaged.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    code, out, err = run(capsys, "show", str(path))
+    assert code == 0
+    assert f"{path}:4: invalid JSON" in err
+    assert "turn 2" in out
