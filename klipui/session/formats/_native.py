@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from klipui.session.blocks import first_line as first_line
 from klipui.session.model import Event, Session
 
 ORIGINS = "origins"
@@ -72,15 +73,6 @@ def data_url_image(url: Any) -> dict[str, Any]:
         size = base64_size(payload) if ";base64" in head else len(payload)
         return {"type": "image", "mediaType": media, "size": size}
     return {"type": "image", "mediaType": "", "size": 0, "url": url}
-
-
-def first_line(text: str, limit: int = 200) -> str:
-    """The first non-blank line of `text`, stripped and cut to `limit` characters."""
-    for line in text.splitlines():
-        line = line.strip()
-        if line:
-            return line[:limit]
-    return ""
 
 
 def project_name(cwd: str) -> str:

@@ -384,19 +384,30 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
     meta = meta if isinstance(meta, dict) else {}
     cwd = meta.get("cwd")
     session_id = meta.get("id")
+    turns = build_turns(events)
+    for turn in turns:
+        turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
     return Session(
         path=Path(path),
         format=name,
         header=lowerer.header,
         records=records,
         events=events,
-        turns=build_turns(events),
+        turns=turns,
         problems=problems,
         title=lowerer.title,
         cwd=cwd if isinstance(cwd, str) else None,
         session_id=session_id if isinstance(session_id, str) else None,
         parent=_parent(meta),
     )
+
+
+def _turn_prompt(events: Sequence[Event]) -> str:
+    """The first line of a turn's typed prompt (injected context pulled into the turn skipped)."""
+    for event in events:
+        if event.type == "user/message" and event.data["source"].get("kind") == "user":
+            return first_line(_texts(event.data["content"]))
+    return ""
 
 
 def info(path: Path, values: Sequence[Any]) -> SessionInfo:
