@@ -295,3 +295,24 @@ _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 def template(line: str) -> str:
     """A line with its numbers masked, for grouping repeats."""
     return _MASK.sub("#", line)
+
+
+LOG_LINE = re.compile(
+    r"^(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}"
+    r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]? "
+    r"|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE)\]?[\s:]"
+    r"|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} "
+    r"|\S+ \S+ \S+ \[\d{2}/\w{3}/\d{4}:\d{2}:\d{2}:\d{2}"
+    r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}"
+    r"|\d{10}(?:\.\d+)? "
+    r"|(?:time|ts|timestamp)=\S+ "
+    r"|level=\w+ "
+    r")",
+    re.M,
+)
+"""A line that starts like a log record: a timestamp, a level, a syslog or access-log prefix."""
+
+
+def is_log_line(line: str) -> bool:
+    """Whether `line` starts like a log record."""
+    return LOG_LINE.match(line) is not None

@@ -1,0 +1,178 @@
+"""Stack traces: every exception message and cause, the user's frames; dependency frames dropped.
+
+Handles Node (including `[cause]` chains and error properties), Python (chained tracebacks),
+Java/Kotlin (`at a.b.C.m(File.java:12)`, `Caused by:`, `... 12 more`), Ruby, Go panics and Rust
+backtraces. Frames in node_modules, site-packages, the standard library or the runtime count as
+dependency frames: the first and last of each run stay to show the call shape.
+"""
+
+from __future__ import annotations
+
+import re
+
+from klipui.shrink.plan import Budget, Hint, Plan
+from klipui.shrink.reducers._patterns import (
+    FLOOR,
+    HIGH,
+    LOW,
+    MID,
+    TOP,
+    Cand,
+    Fitter,
+    Lines,
+    finish,
+    is_log_line,
+    sample,
+    template,
+)
+
+name = "stacktrace"
+describe = "exception messages, causes and user frames kept, dependency frames dropped"
+overflow = "both"
+
+_FRAME = re.compile(
+    r"^(?:\s+at \S.*"
+    r"|\s+File \".*\", line \d+.*"
+    r"|\s+from \S+:\d+:in .*"
+    r"|\s+\.\.\. \d+ (?:more|common frames omitted)"
+    r"|\s+\d+: \S.*"
+    r"|\t/\S+\.go:\d+(?: \+0x[0-9a-f]+)?"
+    r"|[\w./-]+\.[\w()*.]+\([0-9a-fx, .{}]*\)"
+    r")$",
+    re.M,
+)
+_HEADER = re.compile(
+    r"^(?:"
+    r"Traceback \(most recent call last\):"
+    r"|(?:Exception in thread \".*\" )?(?:[\w$]+\.)*\w*(?:Error|Exception|Throwable|Warning|Exit"
+    r"|Interrupt|Failure|Panic)\b(?::.*)?"
+    r"|\s*(?:Caused by|Suppressed): .*"
+    r"|\s*\[cause\]: .*"
+    r"|\s*\[errors?\]: .*"
+    r"|(?:Uncaught |Unhandled ).*"
+    r"|panic: .*|fatal error: .*|goroutine \d+ \[.*\]:"
+    r"|thread '.*' panicked at .*"
+    r"|\S+:\d+:in [`'].*': .*"
+    r"|During handling of the above exception.*"
+    r"|The above exception was the direct cause.*"
+    r")$",
+    re.M,
+)
+_FOREIGN = re.compile(
+    r"node_modules|node:internal|\(internal/|\binternal/|<anonymous>|site-packages|dist-packages"
+    r"|/usr/lib/|/usr/local/lib/|lib/python\d|<frozen |\bjava\.base/|\bat (?:java|javax|sun|jdk"
+    r"|kotlin|kotlinx|scala|org\.junit|org\.springframework|org\.apache|reactor|io\.netty)\."
+    r"|/rustc/|\b(?:std|core|alloc)::|/usr/local/go/|\bruntime\.|/gems/|/ruby/\d|<internal:"
+)
+_NOTICE = re.compile(
+    r"^\s*\[?(?:warn|warning|error|fatal|critical|WARN|WARNING|ERROR|FATAL|CRITICAL|Warning|Error)\b",
+    re.M,
+)
+_PROPERTY = re.compile(r"^\s+[\w$]+: .+$|^\s*[{}],?$")
+_LOCATION = re.compile(r"^(?:/|[A-Za-z]:\\|\./)?\S+\.\w+:\d+$")
+
+
+def detect(text: str, hint: Hint) -> bool:
+    """An exception header followed by frames, in output that is not mainly a log."""
+    lines = sample(text)
+    headers = frames = logged = 0
+    for line in lines:
+        if _FRAME.match(line):
+            frames += 1
+        elif _HEADER.match(line):
+            headers += 1
+        elif is_log_line(line):
+            logged += 1
+    if not headers or frames < 3:
+        return False
+    return logged < len(lines) * 0.3
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    """Messages and causes first, then the user's frames, then notices before the crash."""
+    lines = Lines(text)
+    n = len(lines)
+    if n == 0:
+        return None
+    text_lines = lines.lines
+    priority: dict[int, int] = {}
+
+    def mark(i: int, p: int) -> None:
+        if priority.get(i, -1) < p:
+            priority[i] = p
+
+    headers = lines.hits(_HEADER)
+    for i in headers:
+        line = text_lines[i].strip()
+        if line.startswith(("Traceback", "During handling", "The above exception")):
+            mark(i, MID)
+        else:
+            mark(i, TOP if not line.startswith("goroutine") else MID)
+    frames = [i for i in lines.hits(_FRAME) if i not in priority]
+    for run in _frame_runs(text_lines, frames):
+        _mark_run(text_lines, run, mark)
+    seen: set[str] = set()
+    for i in lines.hits(_NOTICE):
+        if i in priority:
+            continue
+        key = template(text_lines[i])
+        mark(i, MID - 5 if key not in seen else FLOOR + 1)
+        seen.add(key)
+    for i in headers:
+        for j in range(i - 1, max(-1, i - 6), -1):
+            if _LOCATION.match(text_lines[j].strip() or "-"):
+                for k in range(j, i):
+                    mark(k, MID if k == j else LOW)
+                break
+    if n:
+        mark(0, LOW)
+        mark(n - 1, LOW)
+    if not frames:
+        return None
+    fitter = Fitter(lines, budget)
+    fitter.add_all([Cand(i, i + 1, p) for i, p in priority.items()])
+    return finish(fitter.plan(), n)
+
+
+def _frame_runs(lines: list[str], frames: list[int]) -> list[list[int]]:
+    """Frames grouped into traces: a run continues across Python source lines and blank-free gaps
+    of at most two lines."""
+    runs: list[list[int]] = []
+    for i in frames:
+        if runs and i - runs[-1][-1] <= 3:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _mark_run(lines: list[str], run: list[int], mark) -> None:
+    """One trace: user frames (first and last highest), the ends of dependency runs, properties."""
+    user = [i for i in run if not _FOREIGN.search(lines[i])]
+    for k, i in enumerate(user):
+        p = HIGH if k == 0 or k == len(user) - 1 else MID
+        mark(i, p)
+        _mark_source(lines, i, p - 5, mark)
+    foreign = [i for i in run if i not in set(user)]
+    previous = -10
+    for k, i in enumerate(foreign):
+        next_i = foreign[k + 1] if k + 1 < len(foreign) else -10
+        edge = i - previous > 3 or next_i - i > 3
+        mark(i, LOW if edge else FLOOR)
+        previous = i
+    last = run[-1]
+    n = len(lines)
+    for j in range(last + 1, min(n, last + 12)):
+        if _PROPERTY.match(lines[j]):
+            mark(j, MID)
+        elif lines[j].strip():
+            break
+
+
+def _mark_source(lines: list[str], i: int, p: int, mark) -> None:
+    """The source line (and caret) Python prints under a frame."""
+    for j in range(i + 1, min(len(lines), i + 3)):
+        line = lines[j]
+        if not line.startswith("    ") or _FRAME.match(line):
+            break
+        mark(j, p)
