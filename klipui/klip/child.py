@@ -1,0 +1,277 @@
+"""Make and write a child session: the selected turns of a session, in the parent's own format.
+
+The flow: the session is lowered to events (`open_session`), the reindexer keeps the selected
+completed turns and cascades what their removal takes with it (`reindex_report`), the result is
+validated (`validate`), the kept events are mapped back to the parent's native records through
+`Event.origin`, and the format's child writer (`klipui.klip.children.<format>`) rewrites what a
+new session needs: ids, parent links, header, title. The child is written atomically next to the
+parent and never over an existing file.
+
+A child is not written, unless forced, when it breaks a validation rule the parent did not
+already break, or when the agent that owns the format would refuse it (`ChildPlan.blockers`,
+e.g. a Claude Code file with only sidechain records, a Codex rollout without `session_meta`).
+Certain repairs are made and reported in `ChildPlan.notes` (a dsh header without
+`delegationDepth` gets `delegationDepth: 0`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from klipui.klip.children import ChildSource, writer
+from klipui.klip.interval import KInterval, KIntervalError, parse_interval
+from klipui.klip.reindex import Drop, reindex_report
+from klipui.klip.rules import RuleTable, load_rules, rules_for_format
+from klipui.klip.surface import Violation, validate
+from klipui.session.model import Event, Session
+
+
+class ClipError(Exception):
+    """A clip that cannot be made as asked; the message is one line naming the session."""
+
+
+@dataclass(slots=True)
+class ChildPlan:
+    """A child session made in memory, with everything the clip report shows."""
+
+    source: Path
+    format: str
+    child_id: str
+    path: Path
+    selection: str
+    """The selection in canonical form."""
+    turn_count: int
+    """Completed turns in the parent."""
+    turns: dict[int, int]
+    """Old turn number → new turn number."""
+    dropped: list[Drop]
+    """Events of selected turns removed by a rule (skips and the reference cascade)."""
+    violations: list[Violation]
+    """Validation failures new in the child (the parent did not have them)."""
+    inherited: list[Violation]
+    """Validation failures the parent already had."""
+    blockers: list[str]
+    """Why the owning agent would refuse or hang on this child."""
+    notes: list[str]
+    """Repairs and record-level adjustments made."""
+    warnings: list[str]
+    """Clauses of the selection that select nothing."""
+    lines: list[bytes] = field(repr=False)
+    compression: str | None
+    title: str | None
+    kept_events: int
+    kept_records: int
+    written: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing stands in the way of writing the child."""
+        return not self.violations and not self.blockers
+
+    @property
+    def size(self) -> int:
+        """Bytes of the child's lines, newlines included (before compression)."""
+        return sum(len(line) + 1 for line in self.lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return {
+            "source": str(self.source),
+            "format": self.format,
+            "child_id": self.child_id,
+            "path": str(self.path),
+            "written": self.written,
+            "selection": self.selection,
+            "turn_count": self.turn_count,
+            "turns": [{"old": old, "new": new} for old, new in self.turns.items()],
+            "dropped": [
+                {"seq": d.seq, "type": d.type, "turn": d.turn, "reason": d.reason, "rule": d.rule}
+                for d in self.dropped
+            ],
+            "violations": [_violation(v) for v in self.violations],
+            "inherited_violations": [_violation(v) for v in self.inherited],
+            "blockers": self.blockers,
+            "notes": self.notes,
+            "warnings": self.warnings,
+            "kept_events": self.kept_events,
+            "kept_records": self.kept_records,
+            "lines": len(self.lines),
+            "bytes": self.size,
+            "compression": self.compression,
+        }
+
+
+def _violation(violation: Violation) -> dict[str, Any]:
+    return {
+        "seq": violation.seq,
+        "type": violation.type,
+        "rule": violation.rule,
+        "message": violation.message,
+    }
+
+
+SeedEdit = Callable[[Session, list[Event], list[dict[str, Any]]], dict[int, Any]]
+"""A hook that edits the kept records of a child (compaction): given the parent, the kept events
+and the seed, it may change seed events in place and returns record index → replacement value."""
+
+
+def load_session(source: Session | Path | str) -> Session:
+    """`source` itself, or the session read from that path (ClipError when it cannot be read)."""
+    if isinstance(source, Session):
+        return source
+    from klipui.session import SessionError, open_session
+
+    try:
+        return open_session(source)
+    except SessionError as error:
+        raise ClipError(str(error)) from None
+
+
+def resolve_rules(session: Session, rules: RuleTable | Path | str | None) -> RuleTable:
+    """The rule table for `session`: its format's default, a given table, or a TOML file merged
+    into the default."""
+    base = rules_for_format(session.format)
+    if rules is None:
+        return base
+    if isinstance(rules, RuleTable):
+        return rules
+    return load_rules(rules, base)
+
+
+def plan_child(
+    source: Session | Path | str,
+    selection: KInterval | str,
+    *,
+    rules: RuleTable | Path | str | None = None,
+    out: Path | str | None = None,
+    now: datetime | None = None,
+    edit: SeedEdit | None = None,
+) -> ChildPlan:
+    """Make the child of `source` holding the turns of `selection`, without writing it.
+
+    Raises `KIntervalError` for unreadable selection text and `ClipError` when the session has no
+    completed turn, the selection keeps none, or the format has no child writer.
+    """
+    session = load_session(source)
+    interval = parse_interval(selection) if isinstance(selection, str) else selection
+    try:
+        module = writer(session.format)
+    except KeyError:
+        raise ClipError(f"{session.path}: no child writer for format {session.format}") from None
+    table = resolve_rules(session, rules)
+    dicts = [event.to_dict() for event in session.events]
+    report = reindex_report(dicts, interval, table)
+    if report.turn_count <= 0:
+        raise ClipError(f"{session.path}: no completed turn to clip")
+    if not report.turns:
+        raise ClipError(
+            f"selection {str(interval)!r} keeps none of the {report.turn_count} completed turns"
+        )
+    by_seq = {event.seq: event for event in session.events}
+    kept = [by_seq[old] for old in report.seqs]
+    seed = report.events
+    replacements = edit(session, kept, seed) if edit is not None else {}
+    violations, inherited = _validate(session, dicts, seed, report.seqs)
+    moment = now or datetime.now(UTC)
+    child_id = module.new_id(moment)
+    path = Path(out) if out is not None else module.child_path(session, child_id, moment)
+    body = module.build(
+        ChildSource(session, kept, seed, child_id, moment, session.title, replacements)
+    )
+    compression = body.compression
+    if out is not None and session.format == "dsh":
+        compression = "zstd" if path.name.endswith(".zstd") else None
+    return ChildPlan(
+        source=Path(session.path),
+        format=session.format,
+        child_id=child_id,
+        path=path,
+        selection=str(interval),
+        turn_count=report.turn_count,
+        turns=dict(report.turns),
+        dropped=report.cascade,
+        violations=violations,
+        inherited=inherited,
+        blockers=body.blockers,
+        notes=body.notes,
+        warnings=interval.warnings(report.turn_count),
+        lines=body.lines,
+        compression=compression,
+        title=session.title,
+        kept_events=len(seed),
+        kept_records=body.records,
+    )
+
+
+def _validate(
+    session: Session,
+    parent: list[dict[str, Any]],
+    seed: list[dict[str, Any]],
+    seqs: dict[Any, int],
+) -> tuple[list[Violation], list[Violation]]:
+    """The child's violations, split into new ones and those the parent already had."""
+    fold = session.format == "dsh"
+    found = validate(seed, fold=fold)
+    if not found:
+        return [], []
+    old_of = {new: old for old, new in seqs.items()}
+    before = {(v.seq, v.rule) for v in validate(parent, fold=fold)}
+    new: list[Violation] = []
+    inherited: list[Violation] = []
+    for violation in found:
+        key = (old_of.get(violation.seq), violation.rule)
+        (inherited if key in before else new).append(violation)
+    return new, inherited
+
+
+def write_child(plan: ChildPlan, *, force: bool = False) -> Path:
+    """Write the planned child atomically (never over an existing file); ClipError when it is
+    invalid or refused by its agent and not forced, or when the path is taken."""
+    from klipui.session.jsonl import write_new
+
+    if not force:
+        if plan.violations:
+            first = plan.violations[0]
+            more = f" (+{len(plan.violations) - 1} more)" if len(plan.violations) > 1 else ""
+            raise ClipError(f"invalid child, not written: {first}{more}; --force writes it")
+        if plan.blockers:
+            raise ClipError(f"{plan.blockers[0]}; not written (--force writes it)")
+    try:
+        write_new(plan.path, plan.lines, compression=plan.compression)
+    except FileExistsError:
+        raise ClipError(f"{plan.path}: already exists, not overwritten") from None
+    except OSError as error:
+        raise ClipError(f"{plan.path}: {error.strerror or error}") from None
+    plan.written = True
+    return plan.path
+
+
+def clip(
+    source: Session | Path | str,
+    selection: KInterval | str,
+    *,
+    rules: RuleTable | Path | str | None = None,
+    out: Path | str | None = None,
+    force: bool = False,
+    dry_run: bool = False,
+) -> ChildPlan:
+    """Make the child of `source` for `selection` and write it (unless `dry_run`)."""
+    plan = plan_child(source, selection, rules=rules, out=out)
+    if not dry_run:
+        write_child(plan, force=force)
+    return plan
+
+
+__all__ = [
+    "ChildPlan",
+    "ClipError",
+    "KIntervalError",
+    "clip",
+    "load_session",
+    "plan_child",
+    "write_child",
+]

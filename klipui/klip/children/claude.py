@@ -1,0 +1,251 @@
+"""Claude Code children: `<new uuid>.jsonl` in the parent's project folder.
+
+Records are kept whole (a record is kept when any event lowered from it survived the clip), then
+made consistent at record level: every chunk line of a kept assistant message (same
+`message.id`) is kept, the result lines of a kept `tool_use` are kept, and a line holding only
+tool results whose `tool_use` went is dropped. The parent's `summary` lines (its titles) give
+way to one `summary` line "KLIP <title>" pointing at the child's leaf.
+
+Every kept line gets the new `sessionId`; `uuid`s are rewritten consistently (a UUID v5 of the
+old one under the child id, so references between kept lines still meet); `parentUuid` is
+re-linked over removed lines to the nearest kept ancestor (null when there is none, so the
+first kept line is a root); `logicalParentUuid` likewise. Lines are rewritten as bytes: each
+changed `"key":value` pair is replaced in the raw line when it occurs exactly once there, so
+untouched content (12 MB tool results) is copied, not re-encoded; any other line is decoded,
+changed and re-encoded.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from klipui.klip.children import ChildBody, ChildSource, origins_in_order
+from klipui.session.formats._turnkit import read_raw_lines
+from klipui.session.model import Session
+
+API_FIELDS = ("id", "type", "model", "stop_reason", "usage")
+"""Fields Claude Code needs on the last assistant record's `message` (it hangs without them)."""
+
+_CHAIN_KEYS = ("parentUuid", "logicalParentUuid")
+
+
+def new_id(now: datetime) -> str:
+    """A random UUID: Claude Code resumes `<uuid>.jsonl` files only."""
+    return str(uuid.uuid4())
+
+
+def child_path(session: Session, child_id: str, now: datetime) -> Path:
+    """`<id>.jsonl` in the parent's project folder."""
+    return Path(session.path).parent / f"{child_id}.jsonl"
+
+
+def build(source: ChildSource) -> ChildBody:
+    """The child's lines: the KLIP summary, then the kept lines rewritten."""
+    session = source.session
+    values = [record.value for record in session.records]
+    notes: list[str] = []
+    kept_set = set(origins_in_order(source.kept))
+    kept_set = _complete_messages(values, kept_set, notes)
+    kept_set = _complete_tool_pairs(values, kept_set, notes)
+    summaries = sorted(i for i in kept_set if values[i].get("type") == "summary")
+    if summaries:
+        where = _lines(session, summaries)
+        notes.append(f"the parent's summary line(s) {where} give way to the KLIP title")
+    kept = sorted(kept_set - set(summaries))
+    blockers = _blockers(values, kept)
+    namespace = uuid.UUID(source.child_id)
+    uuids = _uuid_map(values, kept, namespace)
+    parents = _parents(values)
+    raw = read_raw_lines(session, [i for i in kept if i not in source.replacements])
+    lines: list[bytes] = []
+    leaf: str | None = None
+    for index in kept:
+        value = source.replacements.get(index, values[index])
+        line = orjson.dumps(value) if index in source.replacements else raw[index]
+        changes = _changes(value, source.child_id, uuids, parents)
+        lines.append(_rewrite(line, value, changes))
+        if isinstance(value.get("uuid"), str) and not value.get("isSidechain"):
+            leaf = uuids[value["uuid"]]
+    title = source.title or _first_prompt(source)
+    summary: dict[str, Any] = {"type": "summary", "summary": f"KLIP {title or 'untitled'}"}
+    if leaf is not None:
+        summary["leafUuid"] = leaf
+    lines.insert(0, orjson.dumps(summary))
+    return ChildBody(lines, None, blockers, notes, len(kept))
+
+
+def _lines(session: Session, indexes: Sequence[int]) -> str:
+    numbers = [str(session.records[i].line) for i in indexes]
+    return ", ".join(numbers[:5]) + (" …" if len(numbers) > 5 else "")
+
+
+def _message_id(value: dict[str, Any]) -> str | None:
+    message = value.get("message")
+    if value.get("type") != "assistant" or not isinstance(message, dict):
+        return None
+    mid = message.get("id")
+    return mid if isinstance(mid, str) and mid else None
+
+
+def _blocks(value: dict[str, Any]) -> list[dict[str, Any]]:
+    message = value.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _complete_messages(values: list[Any], kept: set[int], notes: list[str]) -> set[int]:
+    """Add the other chunk lines of every kept assistant message."""
+    wanted = {_message_id(values[i]) for i in kept} - {None}
+    if not wanted:
+        return kept
+    added = {i for i, value in enumerate(values) if i not in kept and _message_id(value) in wanted}
+    if added:
+        notes.append(f"kept {len(added)} more chunk line(s) of kept assistant messages")
+    return kept | added
+
+
+def _complete_tool_pairs(values: list[Any], kept: set[int], notes: list[str]) -> set[int]:
+    """Keep the results of kept tool calls; drop lines of only orphaned tool results."""
+    uses: dict[str, int] = {}
+    results: dict[str, list[int]] = {}
+    for index, value in enumerate(values):
+        for block in _blocks(value):
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                uses.setdefault(block["id"], index)
+            elif block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
+                results.setdefault(block["tool_use_id"], []).append(index)
+    added: set[int] = set()
+    for index in sorted(kept):
+        for block in _blocks(values[index]):
+            if block.get("type") == "tool_use":
+                added.update(i for i in results.get(block.get("id"), []) if i not in kept)
+    if added:
+        notes.append(f"kept {len(added)} more tool result line(s) answering kept tool calls")
+    kept = kept | added
+    orphans = set()
+    for index in kept:
+        blocks = _blocks(values[index])
+        pending = [b for b in blocks if b.get("type") == "tool_result"]
+        if (
+            pending
+            and len(pending) == len(blocks)
+            and all(uses.get(b.get("tool_use_id")) not in kept for b in pending)
+        ):
+            orphans.add(index)
+    if orphans:
+        notes.append(f"dropped {len(orphans)} tool result line(s) whose tool call was not kept")
+    return kept - orphans
+
+
+def _blockers(values: list[Any], kept: list[int]) -> list[str]:
+    """Why Claude Code would refuse or hang on a child made of `kept`."""
+    chain = [
+        i
+        for i in kept
+        if values[i].get("type") in ("user", "assistant") and not values[i].get("isSidechain")
+    ]
+    if not chain:
+        if any(values[i].get("isSidechain") for i in kept):
+            why = "only sidechain (sub-agent) records"
+        else:
+            why = "no user or assistant records (e.g. a usage-only file)"
+        return [f"Claude Code finds no conversation in a file with {why}"]
+    last = next((i for i in reversed(chain) if values[i].get("type") == "assistant"), None)
+    if last is not None:
+        message = values[last].get("message")
+        missing = [f for f in API_FIELDS if not isinstance(message, dict) or f not in message]
+        if missing:
+            return [
+                "Claude Code hangs resuming a file whose last assistant record's message lacks "
+                + ", ".join(missing)
+            ]
+    return []
+
+
+def _uuid_map(values: list[Any], kept: list[int], namespace: uuid.UUID) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for index in kept:
+        old = values[index].get("uuid")
+        if isinstance(old, str) and old not in out:
+            out[old] = str(uuid.uuid5(namespace, old))
+    return out
+
+
+def _parents(values: list[Any]) -> dict[str, Any]:
+    """uuid → parentUuid (the logical parent for a root with one), over every line."""
+    out: dict[str, Any] = {}
+    for value in values:
+        own = value.get("uuid")
+        if isinstance(own, str) and own not in out:
+            parent = value.get("parentUuid")
+            out[own] = parent if parent is not None else value.get("logicalParentUuid")
+    return out
+
+
+def _nearest_kept(start: Any, uuids: dict[str, str], parents: dict[str, Any]) -> str | None:
+    """The new uuid of `start` or of its nearest kept ancestor (None when there is none)."""
+    node = start
+    seen: set[str] = set()
+    while isinstance(node, str) and node not in seen:
+        if node in uuids:
+            return uuids[node]
+        seen.add(node)
+        node = parents.get(node)
+    return None
+
+
+def _changes(
+    value: dict[str, Any], child_id: str, uuids: dict[str, str], parents: dict[str, Any]
+) -> list[tuple[str, Any, Any]]:
+    """(key, old, new) for every top-level field of `value` the child rewrites."""
+    out: list[tuple[str, Any, Any]] = []
+    session_id = value.get("sessionId")
+    if isinstance(session_id, str) and session_id != child_id:
+        out.append(("sessionId", session_id, child_id))
+    own = value.get("uuid")
+    if isinstance(own, str) and own in uuids:
+        out.append(("uuid", own, uuids[own]))
+    for key in _CHAIN_KEYS:
+        old = value.get(key)
+        if isinstance(old, str):
+            out.append((key, old, _nearest_kept(old, uuids, parents)))
+    message_id = value.get("messageId")
+    if isinstance(message_id, str) and message_id in uuids:
+        out.append(("messageId", message_id, uuids[message_id]))
+    return out
+
+
+def _rewrite(line: bytes, value: dict[str, Any], changes: list[tuple[str, Any, Any]]) -> bytes:
+    """`line` with every change made: as byte replacements when each old pair occurs exactly
+    once in the line, else by re-encoding the changed value."""
+    if not changes:
+        return line
+    dumps = orjson.dumps
+    out = line
+    for key, old, new in changes:
+        pattern = b'"' + key.encode() + b'":' + dumps(old)
+        if out.count(pattern) != 1:
+            changed = dict(value)
+            for name, _old, replacement in changes:
+                changed[name] = replacement
+            return dumps(changed)
+        out = out.replace(pattern, b'"' + key.encode() + b'":' + dumps(new))
+    return out
+
+
+def _first_prompt(source: ChildSource) -> str | None:
+    for event in source.kept:
+        if event.type != "user/message":
+            continue
+        for block in event.data.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "text":
+                text = str(block.get("text") or "").strip()
+                if text:
+                    return text.splitlines()[0][:80]
+    return None

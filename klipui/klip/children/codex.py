@@ -1,0 +1,127 @@
+"""Codex children: `rollout-<local time>-<uuid v7>.jsonl` under today's `YYYY/MM/DD` folder.
+
+The child goes under the parent's sessions root (the folder above `YYYY/MM/DD`) when the parent
+lives in one, else beside the parent. Its first line is the parent's `session_meta` with a new
+`id` and `timestamp` (Codex refuses a rollout without one); every other kept line is copied byte
+for byte. Tool pairs are kept whole by `call_id`: the outputs of a kept call are kept, an output
+whose call went is dropped.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from klipui.klip.children import ChildBody, ChildSource, iso_ms, origins_in_order, uuid7
+from klipui.session.formats._turnkit import read_raw_lines
+from klipui.session.model import Session
+
+CALLS = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "local_shell_call": "local_shell_call_output",
+    "tool_search_call": "tool_search_output",
+}
+"""Call item type → the output item type that answers it."""
+OUTPUTS = frozenset(CALLS.values())
+
+
+def new_id(now: datetime) -> str:
+    """A UUID v7, as recent Codex versions make thread ids."""
+    return uuid7(now)
+
+
+def sessions_root(path: Path) -> Path | None:
+    """The folder above `YYYY/MM/DD` when `path` sits in such a folder."""
+    day, month, year = path.parent, path.parent.parent, path.parent.parent.parent
+    if (
+        len(year.name) == 4
+        and year.name.isdigit()
+        and len(month.name) == 2
+        and month.name.isdigit()
+        and len(day.name) == 2
+        and day.name.isdigit()
+    ):
+        return year.parent
+    return None
+
+
+def child_path(session: Session, child_id: str, now: datetime) -> Path:
+    """Under today's date folder of the parent's sessions root, else beside the parent."""
+    local = now.astimezone()
+    name = f"rollout-{local:%Y-%m-%dT%H-%M-%S}-{child_id}.jsonl"
+    root = sessions_root(Path(session.path))
+    if root is None:
+        return Path(session.path).parent / name
+    return root / f"{local:%Y}" / f"{local:%m}" / f"{local:%d}" / name
+
+
+def _item(value: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(payload type, call_id) of a `response_item` line."""
+    if value.get("type") != "response_item" or not isinstance(value.get("payload"), dict):
+        return None, None
+    payload = value["payload"]
+    call_id = payload.get("call_id")
+    return payload.get("type"), call_id if isinstance(call_id, str) else None
+
+
+def _complete_pairs(values: list[Any], kept: set[int], notes: list[str]) -> set[int]:
+    calls: dict[str, int] = {}
+    outputs: dict[str, list[int]] = {}
+    for index, value in enumerate(values):
+        kind, call_id = _item(value)
+        if call_id is None:
+            continue
+        if kind in CALLS:
+            calls.setdefault(call_id, index)
+        elif kind in OUTPUTS:
+            outputs.setdefault(call_id, []).append(index)
+    added = {
+        i
+        for call_id, index in calls.items()
+        if index in kept
+        for i in outputs.get(call_id, [])
+        if i not in kept
+    }
+    if added:
+        notes.append(f"kept {len(added)} more output line(s) answering kept tool calls")
+    kept = kept | added
+    orphans = {
+        i
+        for i in kept
+        if _item(values[i])[0] in OUTPUTS and calls.get(_item(values[i])[1] or "") not in kept
+    }
+    if orphans:
+        notes.append(f"dropped {len(orphans)} output line(s) whose tool call was not kept")
+    return kept - orphans
+
+
+def build(source: ChildSource) -> ChildBody:
+    """A fresh `session_meta`, then the kept lines."""
+    session = source.session
+    values = [record.value for record in session.records]
+    notes: list[str] = []
+    blockers: list[str] = []
+    kept_set = _complete_pairs(values, set(origins_in_order(source.kept)), notes)
+    meta_index = next((i for i, v in enumerate(values) if v.get("type") == "session_meta"), None)
+    if meta_index is None:
+        blockers.append("the source has no session_meta line; Codex refuses such a rollout")
+        meta: dict[str, Any] = {}
+    else:
+        meta = values[meta_index]
+    kept = sorted(kept_set - {meta_index})
+    payload = dict(meta.get("payload") or {})
+    payload["id"] = source.child_id
+    payload["timestamp"] = iso_ms(source.now)
+    new_meta = {**meta, "timestamp": iso_ms(source.now), "type": "session_meta", "payload": payload}
+    raw = read_raw_lines(session, [i for i in kept if i not in source.replacements])
+    lines = [orjson.dumps(new_meta)]
+    for index in kept:
+        if index in source.replacements:
+            lines.append(orjson.dumps(source.replacements[index]))
+        else:
+            lines.append(raw[index])
+    return ChildBody(lines, None, blockers, notes, len(kept) + (meta_index is not None))
