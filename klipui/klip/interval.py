@@ -114,6 +114,8 @@ class KInterval:
         return out
 
     def __str__(self) -> str:
+        """Canonical text: includes then excludes, each as `x`, `a..b`, `a..` or `..`, joined
+        by ", "; it parses back to an equal KInterval."""
         parts = [_pair_text(p) for p in self.includes]
         parts += [f"not {_pair_text(p)}" for p in self.excludes]
         return ", ".join(parts)
@@ -199,8 +201,6 @@ def _pair_text(pair: Pair) -> str:
         return ".."
     if end == -1:
         return f"{start}.."
-    if start == 1:
-        return f"..{end}"
     return f"{start}..{end}"
 
 
