@@ -1,0 +1,172 @@
+"""Application logs: errors with their tracebacks, warnings, 5xx requests, start and end kept.
+
+The first record of each kind of error or warning is kept (numbers masked to group repeats),
+with the traceback that follows it; repeats and routine INFO/DEBUG records are dropped and
+counted per level in one summary line.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter
+
+from klipui.shrink.plan import Budget, Hint, Plan
+from klipui.shrink.reducers._patterns import (
+    FLOOR,
+    HIGH,
+    LOG_LINE,
+    LOW,
+    MID,
+    Cand,
+    Fitter,
+    Lines,
+    finish,
+    is_log_line,
+    sample,
+    template,
+)
+
+name = "log"
+describe = "errors with tracebacks, warnings, 5xx requests, first and last records kept"
+overflow = "tail"
+
+_LEVEL = re.compile(
+    r"^[^\n]{0,80}?\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|SEVERE"
+    r"|PANIC|ALERT|EMERG)\b",
+    re.M,
+)
+_SEVERE = frozenset({"ERROR", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG"})
+_WARN = frozenset({"WARN", "WARNING"})
+_SERVER_ERROR = re.compile(r"\" 5\d\d ")
+_KEYWORDS = (
+    "slow query",
+    "Slow query",
+    "slow request",
+    "timed out",
+    "Timed out",
+    "timeout",
+    "Timeout",
+    "refused",
+    "Traceback",
+    "Exception",
+    "exception",
+    "panic",
+    "segfault",
+    "Segmentation fault",
+    "core dumped",
+    "OutOfMemory",
+    "out of memory",
+    "Killed",
+    "denied",
+    "unreachable",
+)
+_PREFIX = re.compile(r"^[\[\d\-T:.,+Z /]*")
+_EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Warning|Exit)\b|[\w.]+: )")
+_FOREIGN = re.compile(
+    r"site-packages|dist-packages|lib/python\d|node_modules|node:internal|<frozen"
+)
+
+
+def detect(text: str, hint: Hint) -> bool:
+    """Most lines start like log records (or a .log file with a fair share of them)."""
+    lines = [line for line in sample(text) if line.strip()]
+    if len(lines) < 10:
+        return False
+    shaped = sum(1 for line in lines if is_log_line(line))
+    if shaped >= len(lines) * 0.6:
+        return True
+    path = (hint.path or "").lower()
+    return (path.endswith(".log") or "/log" in path) and shaped >= len(lines) * 0.2
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    """Trouble first (errors, 5xx, slow, warnings), then start and end, then repeats."""
+    lines = Lines(text)
+    n = len(lines)
+    if n == 0:
+        return None
+    text_lines = lines.lines
+    records = lines.hits(LOG_LINE)
+    priority: dict[int, int] = {}
+
+    def mark(i: int, p: int) -> None:
+        if priority.get(i, -1) < p:
+            priority[i] = p
+
+    levels: Counter[str] = Counter()
+    seen: set[str] = set()
+    for m in _LEVEL.finditer(lines.text):
+        level = m.group(1)
+        levels[level] += 1
+        if level not in _SEVERE and level not in _WARN:
+            continue
+        i = lines.line_at(m.start())
+        key = template(_PREFIX.sub("", text_lines[i]))
+        first = key not in seen
+        seen.add(key)
+        if level in _SEVERE:
+            mark(i, HIGH if first else LOW)
+            _mark_continuation(text_lines, records, i, first, mark)
+        else:
+            mark(i, MID + 5 if first else FLOOR + 1)
+            _mark_continuation(text_lines, records, i, False, mark)
+
+    for i in lines.hits(_SERVER_ERROR):
+        key = template(_PREFIX.sub("", text_lines[i]))
+        mark(i, HIGH - 5 if key not in seen else LOW)
+        seen.add(key)
+    for i in _lines_containing(lines, _KEYWORDS):
+        key = "kw:" + template(_PREFIX.sub("", text_lines[i]))
+        mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
+        seen.add(key)
+
+    for i in range(min(2, n)):
+        mark(i, MID)
+    for i in range(max(0, n - 3), n):
+        mark(i, MID)
+
+    fitter = Fitter(lines, budget)
+    cands = [Cand(i, i + 1, p) for i, p in priority.items()]
+    fitter.add_all([c for c in cands if c.priority > FLOOR + 1])
+    if levels:
+        counts = ", ".join(f"{level} {count:,}" for level, count in levels.most_common())
+        fitter.add_summary([f"[records by level: {counts}]"])
+    fitter.add_all([c for c in cands if c.priority <= FLOOR + 1])
+    return finish(fitter.plan(), n)
+
+
+def _mark_continuation(lines: list[str], records: list[int], i: int, first: bool, mark) -> None:
+    """The lines after a record that are not records themselves: its traceback."""
+    k = bisect_right(records, i)
+    end = records[k] if k < len(records) else len(lines)
+    end = min(end, i + 200)
+    if end <= i + 1:
+        return
+    last = end - 1
+    while last > i and not lines[last].strip():
+        last -= 1
+    for j in range(i + 1, end):
+        line = lines[j]
+        if not first:
+            mark(j, FLOOR)
+        elif j == last or _EXCEPTION.match(line):
+            mark(j, HIGH)
+        elif line.lstrip().startswith("File ") and not _FOREIGN.search(line):
+            mark(j, MID)
+        else:
+            mark(j, LOW)
+
+
+def _lines_containing(lines: Lines, needles: tuple[str, ...]) -> list[int]:
+    """Indices of the lines holding any of `needles` (plain substring search, fast)."""
+    text = lines.text
+    starts = lines.starts
+    found: set[int] = set()
+    for needle in needles:
+        pos = text.find(needle)
+        while pos != -1:
+            i = bisect_right(starts, pos) - 1
+            found.add(i)
+            pos = text.find(needle, starts[i + 1])
+    return sorted(found)
