@@ -44,6 +44,7 @@ from klipui.session.formats._native import (
     EventBuilder,
     base64_size,
     first_line,
+    gc_paused,
     iso_ms,
     json_text,
     kept_records,
@@ -554,11 +555,12 @@ class _Lowerer:
 
 def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
     """Lower Claude Code lines to events and turns."""
-    lowerer = _Lowerer(Path(path), records)
-    events = lowerer.run()
-    turns = build_turns(events)
-    for turn in turns:
-        turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
+    with gc_paused():
+        lowerer = _Lowerer(Path(path), records)
+        events = lowerer.run()
+        turns = build_turns(events)
+        for turn in turns:
+            turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
     return Session(
         path=Path(path),
         format=name,

@@ -42,6 +42,7 @@ from klipui.session.formats._native import (
     EventBuilder,
     data_url_image,
     first_line,
+    gc_paused,
     iso_ms,
     json_text,
     kept_records,
@@ -378,15 +379,16 @@ def _parent(meta: dict[str, Any]) -> str | None:
 
 def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
     """Lower rollout lines to events and turns."""
-    lowerer = _Lowerer(records)
-    events = lowerer.run()
+    with gc_paused():
+        lowerer = _Lowerer(records)
+        events = lowerer.run()
+        turns = build_turns(events)
+        for turn in turns:
+            turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
     meta = lowerer.header.get("payload") if lowerer.header else None
     meta = meta if isinstance(meta, dict) else {}
     cwd = meta.get("cwd")
     session_id = meta.get("id")
-    turns = build_turns(events)
-    for turn in turns:
-        turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
     return Session(
         path=Path(path),
         format=name,
