@@ -36,7 +36,8 @@ _COMMAND = re.compile(
 _PROBLEM = re.compile(
     r"^(?:"
     r"(?P<tsc>\S.*?\(\d+,\d+\): (?:error|warning) TS\d+: .*)"
-    r"|(?P<rust>(?:error|warning)(?:\[E\d{4}\])?: (?!could not compile|aborting|build failed).*)"
+    r"|(?P<rust>(?:error|warning)(?:\[E\d{4}\])?: "
+    r"(?!could not compile|aborting|build failed|test failed|\d+ targets? failed).*)"
     r"|(?P<gcc>(?![^:\n]*\.py:)[^\s:][^:\n]*:\d+(?::\d+)?: (?:fatal error|error|warning): .*)"
     r"|(?P<go>(?:\./)?[\w./-]+\.go:\d+(?::\d+)?: (?!.*\(\w+\)$).*)"
     r"|(?P<webpack>(?:ERROR|WARNING) in .*)"

@@ -94,7 +94,7 @@ def detect(text: str, hint: Hint) -> bool:
             signal += 1
     if command_matches(hint.command, _COMMAND) and noise + signal >= 3:
         return True
-    return noise >= 15 and noise >= len(lines) * 0.4 and signal >= 1
+    return noise >= 15 and noise >= len(lines) * 0.25 and signal >= 1
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
