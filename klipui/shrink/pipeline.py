@@ -269,12 +269,6 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
         if isinstance(item, Keep):
             if item.start == item.end:
                 continue
-            if pieces and pieces[-1].summary is None and pieces[-1].end == item.start:
-                previous = pieces[-1]
-                if previous.priority == item.priority:
-                    previous.end = item.end
-                    last = item.end
-                    continue
             pieces.append(_Piece(item.start, item.end, item.priority, None))
         else:
             rows = tuple(part.rstrip("\r") for line in item.lines for part in str(line).split("\n"))
@@ -599,7 +593,10 @@ def _fit(
         if full_chars - 1 >= len(lines.text) and layout.cap <= 0:
             return None
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
+    planned = len(pieces)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction)
+    if len(pieces) < planned:
+        label = layout.label = ""  # the gaps now hold more than what the label names
     if _within(*_total(pieces, layout), max_chars, max_rows):
         return _Fit(pieces, "", label)
     suffix = ""

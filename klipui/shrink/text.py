@@ -1,7 +1,7 @@
 """Line and character helpers shared by the pipeline and every reducer.
 
 Lines: `split_lines` splits on `\\n`; a trailing empty element is dropped ("a\\nb\\n" is 2 lines,
-"" is 0 lines, "\\n" is 1 empty line) and a `\\r` before the `\\n` is not part of the line, so CRLF
+"" is 0 lines, "\\n" is 1 empty line) and `\\r`s at the end of a line are not part of it, so CRLF
 input gives the same lines as LF input. Line indices in a reducer's `Plan` refer to these lines.
 
 Counts: an omission is measured against the original text: its characters are the code points
@@ -55,7 +55,7 @@ def split(text: str, *, cache: bool = True) -> Lines:
         lengths[-1] -= 1
     starts = [0, *accumulate(lengths)]
     if "\r" in text:
-        parts = [part[:-1] if part.endswith("\r") else part for part in parts]
+        parts = [part.rstrip("\r") if part.endswith("\r") else part for part in parts]
     result = Lines(text, parts, starts)
     if cache:
         _last = result

@@ -1,0 +1,143 @@
+"""diff: unified diffs (git diff, git show, patches).
+
+Keeps every file header and hunk header, every changed line and one line of context on each
+side; drops the rest of the unchanged context. Under a tight budget, changes that repeat a
+substitution seen elsewhere in the diff (a mechanical rename: the same words removed and added
+on three or more line pairs) are dropped before the changes that are unique, so the one
+non-mechanical edit hidden in a big refactor survives; file headers survive longest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from klipui.shrink.plan import Budget, Hint, Keep, Plan
+from klipui.shrink.text import sample_lines, split_lines
+
+name = "diff"
+describe = "file and hunk headers and changed lines kept, unchanged context dropped"
+gap_label = "unchanged"
+overflow = "head"
+
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+_FILE_HEADERS = (
+    "diff --git ",
+    "diff --cc ",
+    "index ",
+    "--- ",
+    "+++ ",
+    "new file mode",
+    "deleted file mode",
+    "old mode",
+    "new mode",
+    "rename from",
+    "rename to",
+    "copy from",
+    "copy to",
+    "similarity index",
+    "dissimilarity index",
+    "Binary files",
+)
+_WORD = re.compile(r"\w+")
+CONTEXT = 1
+MECHANICAL_REPEATS = 3
+
+FILE, UNIQUE, UNIQUE_CONTEXT, HUNK, MECHANICAL, CONTEXT_LINE = 6, 5, 4, 3, 2, 1
+
+
+def _is_change(line: str) -> bool:
+    return (line.startswith("+") and not line.startswith("+++ ")) or (
+        line.startswith("-") and not line.startswith("--- ")
+    )
+
+
+def detect(text: str, hint: Hint) -> bool:
+    lines = sample_lines(text, 200, 0)
+    headers = sum(1 for line in lines if line.startswith("diff --git ") or _HUNK.match(line))
+    changes = sum(1 for line in lines if _is_change(line))
+    if headers and changes:
+        return any(_HUNK.match(line) for line in lines)
+    command = hint.command or ""
+    return bool(re.search(r"\bgit (diff|show)\b|\bdiff\b", command)) and changes >= 2
+
+
+def _signature(old: str, new: str) -> tuple[frozenset[str], frozenset[str]]:
+    old_words, new_words = Counter(_WORD.findall(old[1:])), Counter(_WORD.findall(new[1:]))
+    return frozenset(old_words - new_words), frozenset(new_words - old_words)
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    lines = split_lines(text)
+    n = len(lines)
+    priority = [0] * n
+    in_hunk = False
+    pairs: list[tuple[int, int]] = []
+    hunk_of = [-1] * n
+    hunk_lines: list[int] = []
+    i = 0
+    while i < n:
+        line = lines[i]
+        if line.startswith(("diff --git ", "diff --cc ")):
+            in_hunk = False
+        if _HUNK.match(line):
+            in_hunk = True
+            hunk_lines.append(i)
+            priority[i] = HUNK
+            i += 1
+            continue
+        if not in_hunk and line.startswith(_FILE_HEADERS):
+            priority[i] = FILE
+            i += 1
+            continue
+        if in_hunk and line.startswith("-") and not line.startswith("--- "):
+            start = i
+            while i < n and lines[i].startswith("-"):
+                i += 1
+            middle = i
+            while i < n and lines[i].startswith("+") and not lines[i].startswith("+++ "):
+                i += 1
+            for k in range(start, i):
+                priority[k] = UNIQUE
+                hunk_of[k] = len(hunk_lines) - 1
+            if middle - start == i - middle:
+                pairs.extend(zip(range(start, middle), range(middle, i), strict=True))
+            continue
+        if in_hunk and _is_change(line):
+            priority[i] = UNIQUE
+            hunk_of[i] = len(hunk_lines) - 1
+        elif in_hunk and line.startswith(("+++ ", "--- ")):
+            priority[i] = UNIQUE
+        elif in_hunk and not line.startswith((" ", "\\")) and line:
+            in_hunk = False
+            if line.startswith(_FILE_HEADERS):
+                priority[i] = FILE
+        i += 1
+    if not any(p >= UNIQUE for p in priority):
+        return None
+    signatures = Counter(_signature(lines[a], lines[b]) for a, b in pairs)
+    for a, b in pairs:
+        if signatures[_signature(lines[a], lines[b])] >= MECHANICAL_REPEATS:
+            priority[a] = priority[b] = MECHANICAL
+    unique_hunks = {hunk_of[k] for k in range(n) if priority[k] == UNIQUE and hunk_of[k] >= 0}
+    for index, line_no in enumerate(hunk_lines):
+        if index in unique_hunks:
+            priority[line_no] = UNIQUE
+    for k in range(n):
+        p = priority[k]
+        if p in (UNIQUE, MECHANICAL) and lines[k][:1] in ("+", "-"):
+            context = UNIQUE_CONTEXT if p == UNIQUE else CONTEXT_LINE
+            for j in (*range(k - CONTEXT, k), *range(k + 1, k + 1 + CONTEXT)):
+                if 0 <= j < n and priority[j] == 0 and lines[j][:1] in (" ", "\\", ""):
+                    priority[j] = max(priority[j], context)
+    plan: Plan = []
+    k = 0
+    while k < n:
+        if priority[k] == 0:
+            k += 1
+            continue
+        start = k
+        while k < n and priority[k] == priority[start]:
+            k += 1
+        plan.append(Keep(start, k, priority[start]))
+    return plan
