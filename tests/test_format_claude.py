@@ -288,6 +288,32 @@ def test_inline_sidechains_are_ignorable_and_never_open_turns() -> None:
     assert [e.data["source"]["kind"] for e in main].count("user") == 2
 
 
+@pytest.mark.parametrize(
+    "name", ["ccv_5c0375b4_task_sidechain.jsonl", "ccv_fe5e1c67_sidechains_summary_errors.jsonl"]
+)
+def test_each_sidechain_links_to_the_task_call_that_spawned_it(name: str) -> None:
+    session = open_session(SAMPLE[name])
+    calls = {e.data["callId"]: e for e in session.events if e.type == "tool/call"}
+    turn_of = {i: t.number for t in session.turns for i in range(t.start, t.end)}
+    roots = [
+        e
+        for e in session.events
+        if e.type == "user/message" and e.data.get("sidechain")
+        if session.records[e.origin].value["parentUuid"] is None
+    ]
+    assert roots
+    for root in roots:
+        call = calls[root.data["sidechain"]["callId"]]
+        assert not call.ignorable and call.data["name"] == "Task"
+        assert (
+            orjson.loads(call.data["arguments"])["prompt"].strip()
+            == text_of(session.records[root.origin].value).strip()
+        )
+        assert turn_of[call.seq] == turn_of[root.seq]
+    linked = {e.data["sidechain"]["callId"] for e in session.events if e.data.get("sidechain")}
+    assert linked == {r.data["sidechain"]["callId"] for r in roots}
+
+
 def test_subagent_file_is_its_own_conversation() -> None:
     session = open_session(SAMPLE["ccl_subagents_agent-showcol1.jsonl"])
     assert len(session.turns) == 1

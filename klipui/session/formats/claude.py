@@ -14,8 +14,9 @@ Lowering (each line keeps its bytes; events point back at their lines):
   `compaction/summary {summary, compactionId, trigger, preTokens}` (the summary text is the
   following compact summary line's).
 - Sidechains: in a file with a main chain, `isSidechain` lines are lowered like the main ones but
-  `ignorable` with `data.sidechain` (the agent id or True); they never open a turn. A file made
-  only of sidechain lines (a sub-agent file) is lowered as its own conversation.
+  `ignorable`, with `data.sidechain = {root, agentId?, callId?}` (`root`: the uuid of the
+  sidechain's first line; `callId`: the Task/Agent `tool/call` whose prompt started it); they never open a turn. A file made only of sidechain
+  lines (a sub-agent file) is lowered as its own conversation.
 - Rewind branches: the current branch is the `parentUuid` chain from the last user/assistant
   line (through `logicalParentUuid` across compactions). A line that hangs off that chain
   through a sibling of the same kind (another prompt, another reply) is on an abandoned branch:
@@ -295,6 +296,64 @@ def _is_branch(values: Sequence[dict[str, Any]], child: int, kept_child: int | N
     return True
 
 
+# ---------------------------------------------------------------------------------- sidechains
+
+
+def sidechain_roots(
+    values: Sequence[dict[str, Any]],
+) -> tuple[dict[int, int], dict[int, dict[str, Any]]]:
+    """For inline sidechain lines: the index of each one's root line, and per root what links
+    it to the main chain: its `root` uuid, `agentId` when the lines carry one, and `callId` of
+    the main chain's Task/Agent `tool_use` whose `prompt` is the root's text."""
+    by_uuid: dict[str, int] = {}
+    side: list[int] = []
+    spawns: dict[str, list[str]] = {}
+    for index, value in enumerate(values):
+        if value.get("isSidechain"):
+            side.append(index)
+            if isinstance(value.get("uuid"), str):
+                by_uuid[value["uuid"]] = index
+            continue
+        message = value.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                prompt = (
+                    block.get("input", {}).get("prompt")
+                    if isinstance(block.get("input"), dict)
+                    else None
+                )
+                if isinstance(prompt, str) and isinstance(block.get("id"), str):
+                    spawns.setdefault(prompt.strip(), []).append(block["id"])
+    roots: dict[int, int] = {}
+    for index in side:
+        trail: list[int] = []
+        node = index
+        while node not in roots:
+            trail.append(node)
+            parent = values[node].get("parentUuid")
+            above = by_uuid.get(parent) if isinstance(parent, str) else None
+            if above is None or above in trail:
+                roots[node] = node
+                break
+            node = above
+        for visited in trail:
+            roots[visited] = roots[node]
+    info: dict[int, dict[str, Any]] = {}
+    for root in sorted(set(roots.values())):
+        value = values[root]
+        link: dict[str, Any] = {"root": value.get("uuid")}
+        if isinstance(value.get("agentId"), str):
+            link["agentId"] = value["agentId"]
+        message = value.get("message")
+        if value.get("type") == "user" and isinstance(message, dict):
+            waiting = spawns.get(_text_of(message.get("content")).strip())
+            if waiting:
+                link["callId"] = waiting.pop(0)
+        info[root] = link
+    return roots, info
+
+
 # ---------------------------------------------------------------------------------- lowering
 
 
@@ -313,6 +372,9 @@ class _Lowerer:
             v.get("type") in ("user", "assistant") and not v.get("isSidechain") for v in self.values
         )
         self.off_branch = abandoned_branches(self.values, self.main_is_sidechain)
+        self.side_root, self.side_info = (
+            ({}, {}) if self.main_is_sidechain else sidechain_roots(self.values)
+        )
         self.result_line = self._result_lines()
         self.open_messages: dict[Any, dict[Any, Event]] = {}
         self.pending: set[str] = set()
@@ -391,13 +453,12 @@ class _Lowerer:
         self.out.add("compaction/summary", data, time=time, origin=index)
 
     def user_line(self, index: int, value: dict[str, Any], time: int | None, side: bool) -> None:
-        stream = value.get("agentId") if side else None
-        self.open_messages.pop(stream, None)
+        self.open_messages.pop(self.side_root.get(index) if side else None, None)
         message = value["message"]
         content = message.get("content")
         uuid = value.get("uuid")
         message_id = uuid if isinstance(uuid, str) else f"line-{self.records[index].line}"
-        extra = self._side(value) if side else {}
+        extra = self._side(index) if side else {}
         results = 0
         if isinstance(content, list):
             for block in content:
@@ -429,9 +490,9 @@ class _Lowerer:
         )
         return text.lstrip().startswith(_CAVEATS)
 
-    def _side(self, value: dict[str, Any]) -> dict[str, Any]:
-        agent_id = value.get("agentId")
-        return {"sidechain": agent_id if isinstance(agent_id, str) else True}
+    def _side(self, index: int) -> dict[str, Any]:
+        root = self.side_root.get(index, index)
+        return {"sidechain": self.side_info.get(root, {})}
 
     def tool_result(
         self,
@@ -474,7 +535,7 @@ class _Lowerer:
         self, index: int, value: dict[str, Any], time: int | None, side: bool
     ) -> None:
         message = value["message"]
-        stream = value.get("agentId") if side else None
+        stream = self.side_root.get(index) if side else None
         open_here = self.open_messages.setdefault(stream, {})
         message_id = message.get("id")
         if not isinstance(message_id, str):
@@ -513,7 +574,7 @@ class _Lowerer:
                 },
             }
             if side:
-                data.update(self._side(value))
+                data.update(self._side(index))
             event = self.out.add("assistant/message", data, time=time, origin=index, ignorable=side)
             if message_id is not None:
                 open_here[message_id] = event
@@ -544,7 +605,7 @@ class _Lowerer:
             "arguments": call["arguments"],
         }
         if side:
-            data.update(self._side(value))
+            data.update(self._side(index))
         event = self.out.add("tool/call", data, time=time, origin=index, ignorable=side)
         later = self.result_line.get(call_id)
         awaited = not side and later is not None and later > index
