@@ -15,8 +15,9 @@ Lowering (each line keeps its bytes; events point back at their lines):
   following compact summary line's).
 - Sidechains: in a file with a main chain, `isSidechain` lines are lowered like the main ones but
   `ignorable`, with `data.sidechain = {root, agentId?, callId?}` (`root`: the uuid of the
-  sidechain's first line; `callId`: the Task/Agent `tool/call` whose prompt started it); they never open a turn. A file made only of sidechain
-  lines (a sub-agent file) is lowered as its own conversation.
+  sidechain's first line; `callId`: the Task/Agent `tool/call` whose prompt started it); they
+  never open a turn. A file made only of sidechain lines (a sub-agent file) is lowered as its
+  own conversation.
 - Rewind branches: the current branch is the `parentUuid` chain from the last user/assistant
   line (through `logicalParentUuid` across compactions). A line that hangs off that chain
   through a sibling of the same kind (another prompt, another reply) is on an abandoned branch:
@@ -492,7 +493,7 @@ class _Lowerer:
 
     def _side(self, index: int) -> dict[str, Any]:
         root = self.side_root.get(index, index)
-        return {"sidechain": self.side_info.get(root, {})}
+        return {"sidechain": self.side_info.get(root) or {"root": None}}
 
     def tool_result(
         self,
