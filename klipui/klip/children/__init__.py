@@ -109,8 +109,11 @@ def uuid7(now: datetime) -> str:
 
 
 def origins_in_order(events: Sequence[Event]) -> list[int]:
-    """The distinct record indexes the events came from, in file order."""
-    return sorted({event.origin for event in events if event.origin is not None})
+    """The distinct record indexes the events came from (every chunk line of a merged
+    message included), in file order."""
+    from klipui.session.formats._native import record_indexes
+
+    return sorted({index for event in events for index in record_indexes(event)})
 
 
 def free_path(path: Path) -> Path:

@@ -1,0 +1,263 @@
+"""Compact a session: a child holding every turn, with each tool result over a budget replaced
+by its shrunk text (which ends with a spill locator for the full original); nothing else changes.
+
+The child is made like any clip of `..` (`plan_child`), with an edit hook that shrinks the
+big results: in the seed for dsh, in the native records for the other formats (the result block
+of a Claude Code user line, a Codex `*_output` item, a pi `toolResult` or `bashExecution`
+message, a generic `tool` message or `tool_result` block). Token figures use the project's
+estimate (`klipui.conversation.tokens`).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from klipui.conversation.tokens import estimate_tokens
+from klipui.klip.child import ChildPlan, load_session, plan_child
+from klipui.session.blocks import event_text, event_texts
+from klipui.session.model import Event, Session
+from klipui.shrink import Budget, FileSpillStore, Hint, SpillStore, shrink
+
+DEFAULT_MAX_CHARS = 8_000
+"""Tool results longer than this are shrunk to fit it."""
+
+
+@dataclass(slots=True, frozen=True)
+class Replaced:
+    """One tool result shrunk in the child."""
+
+    seq: int
+    """The result's seq in the parent."""
+    tool: str
+    chars_before: int
+    chars_after: int
+    locator: str | None
+    strategy: str
+
+
+@dataclass(slots=True)
+class CompactPlan:
+    """A compacted child, and what compaction did."""
+
+    plan: ChildPlan
+    max_chars: int
+    replaced: list[Replaced] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Big results that could not be located in their native record (one line each)."""
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return {
+            **self.plan.to_dict(),
+            "max_chars": self.max_chars,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "replaced": [
+                {
+                    "seq": r.seq,
+                    "tool": r.tool,
+                    "chars_before": r.chars_before,
+                    "chars_after": r.chars_after,
+                    "locator": r.locator,
+                    "strategy": r.strategy,
+                }
+                for r in self.replaced
+            ],
+            "skipped": self.skipped,
+        }
+
+
+def session_tokens(events: list[Event]) -> int:
+    """Token estimate of every message text and tool argument in `events`."""
+    return sum(estimate_tokens(text) for event in events for text in event_texts(event))
+
+
+def plan_compact(
+    source: Session | Path | str,
+    *,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    spill: SpillStore | None = None,
+    out: Path | str | None = None,
+    now: datetime | None = None,
+) -> CompactPlan:
+    """Make the compacted child of `source` without writing it (the originals are spilled)."""
+    if max_chars <= 0:
+        raise ValueError("max_chars must be positive")
+    session = load_session(source)
+    store = spill if spill is not None else FileSpillStore(max_age=float("inf"))
+    state = _Compactor(session, max_chars, store)
+    plan = plan_child(session, "..", out=out, now=now, edit=state.edit)
+    before = session_tokens(session.events)
+    saved = sum(state.tokens_saved)
+    return CompactPlan(plan, max_chars, state.replaced, state.skipped, before, before - saved)
+
+
+class _Compactor:
+    """The edit hook of `plan_child`: shrinks big tool results in the seed or the records."""
+
+    def __init__(self, session: Session, max_chars: int, store: SpillStore) -> None:
+        self.session = session
+        self.max_chars = max_chars
+        self.store = store
+        self.replaced: list[Replaced] = []
+        self.skipped: list[str] = []
+        self.tokens_saved: list[int] = []
+        self.calls: dict[str, Event] = {
+            str(e.data.get("callId")): e for e in session.events if e.type == "tool/call"
+        }
+
+    def edit(
+        self, session: Session, kept: list[Event], seed: list[dict[str, Any]]
+    ) -> dict[int, Any]:
+        replacements: dict[int, Any] = {}
+        for position, event in enumerate(kept):
+            if event.type != "tool/result":
+                continue
+            text = event_text(event)
+            if len(text) <= self.max_chars:
+                continue
+            call_id = _call_id(event)
+            tool, hint = self._hint(call_id)
+            shrunk = shrink(text, hint, Budget(max_chars=self.max_chars, max_lines=0), self.store)
+            if not shrunk.reduced:
+                continue
+            if session.format == "dsh":
+                seed[position] = _dsh_replaced(seed[position], shrunk.content)
+            else:
+                index = event.origin
+                if index is None:
+                    continue
+                value = replacements.get(index, session.records[index].value)
+                changed = _native_replaced(session.format, value, call_id, shrunk.content)
+                if changed is None:
+                    self.skipped.append(f"seq {event.seq}: result of {call_id!r} not found")
+                    continue
+                replacements[index] = changed
+            before = sum(estimate_tokens(t) for t in event_texts(event))
+            self.tokens_saved.append(before - estimate_tokens(shrunk.content))
+            self.replaced.append(
+                Replaced(
+                    event.seq,
+                    tool,
+                    len(text),
+                    len(shrunk.content),
+                    shrunk.locator,
+                    shrunk.strategy,
+                )
+            )
+        return replacements
+
+    def _hint(self, call_id: str) -> tuple[str, Hint]:
+        call = self.calls.get(call_id)
+        if call is None:
+            return "tool", Hint()
+        name = str(call.data.get("name") or "tool")
+        command = None
+        arguments = call.data.get("arguments")
+        if isinstance(arguments, str):
+            try:
+                parsed = orjson.loads(arguments)
+            except orjson.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, dict):
+                found = parsed.get("command") or parsed.get("cmd")
+                if isinstance(found, list):
+                    found = " ".join(str(part) for part in found)
+                command = found if isinstance(found, str) else None
+        return name, Hint(tool=name.lower(), command=command)
+
+
+def _call_id(event: Event) -> str:
+    message = event.data.get("message")
+    if isinstance(message, dict):
+        for block in message.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool-result":
+                return str(block.get("toolCallId") or "")
+        source = message.get("source")
+        if isinstance(source, dict) and source.get("callId"):
+            return str(source["callId"])
+    return ""
+
+
+def _dsh_replaced(event: dict[str, Any], text: str) -> dict[str, Any]:
+    data = copy.deepcopy(event.get("data") or {})
+    message = data.get("message") or {}
+    for block in message.get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "tool-result":
+            block["content"] = [{"type": "text", "text": text}]
+    return {**event, "data": data}
+
+
+def _native_replaced(fmt: str, value: Any, call_id: str, text: str) -> Any | None:
+    """A copy of the native record `value` with the result of `call_id` replaced by `text`."""
+    value = copy.deepcopy(value)
+    if fmt == "claude":
+        return value if _replace_blocks(value.get("message"), call_id, text) else None
+    if fmt == "codex":
+        payload = value.get("payload")
+        if not isinstance(payload, dict) or payload.get("call_id") != call_id:
+            return None
+        payload["output"] = _codex_output(payload.get("output"), text)
+        return value
+    if fmt == "pi":
+        message = value.get("message")
+        if not isinstance(message, dict):
+            return None
+        if message.get("role") == "bashExecution":
+            message["output"] = text
+            return value
+        if message.get("role") == "toolResult" and message.get("toolCallId") == call_id:
+            message["content"] = [{"type": "text", "text": text}]
+            return value
+        return None
+    if fmt == "messages":
+        messages = value.get("messages") if isinstance(value.get("messages"), list) else [value]
+        done = False
+        for message in messages:
+            if not isinstance(message, dict):
+                continue
+            if message.get("role") == "tool" and message.get("tool_call_id") == call_id:
+                message["content"] = text
+                done = True
+            elif _replace_blocks(message, call_id, text):
+                done = True
+        return value if done else None
+    return None
+
+
+def _replace_blocks(message: Any, call_id: str, text: str) -> bool:
+    """Replace the content of the `tool_result` block answering `call_id` in an
+    Anthropic-shaped message."""
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        return False
+    done = False
+    for block in message["content"]:
+        if (
+            isinstance(block, dict)
+            and block.get("type") == "tool_result"
+            and block.get("tool_use_id") == call_id
+        ):
+            block["content"] = text
+            done = True
+    return done
+
+
+def _codex_output(output: Any, text: str) -> Any:
+    if isinstance(output, list):
+        return [{"type": "input_text", "text": text}]
+    if isinstance(output, str) and output.startswith("{"):
+        try:
+            wrapped = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            wrapped = None
+        if isinstance(wrapped, dict) and "output" in wrapped:
+            return orjson.dumps({**wrapped, "output": text}).decode()
+    return text
