@@ -115,6 +115,7 @@ def _result_message(call: str, text: str, ident: str) -> dict[str, Any]:
 def dsh_sessions(
     draw: st.DrawFn,
     *,
+    min_turns: int = 0,
     max_turns: int = 6,
     compaction: bool = True,
     prunes: bool = True,
@@ -133,7 +134,7 @@ def dsh_sessions(
             log.add(kind, data)
     if commands and draw(st.booleans()):
         _command(draw, log, "goal")
-    turns = draw(st.integers(0, max_turns))
+    turns = draw(st.integers(min_turns, max_turns))
     last_unfinished = unfinished and turns > 0 and draw(st.booleans())
     ids = iter(range(10**6))
     for turn in range(1, turns + 1):
