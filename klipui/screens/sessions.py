@@ -89,12 +89,15 @@ def ordered_rows(
         else:
             roots.append(info)
 
-    def key(info: SessionInfo) -> tuple[object, ...]:
-        return (info.format is None, sort.sort_key(info))
+    def arrange(items: Iterable[SessionInfo]) -> list[SessionInfo]:
+        items = list(items)
+        readable = sorted((i for i in items if i.format), key=sort.sort_key, reverse=reverse)
+        broken = sorted((i for i in items if not i.format), key=lambda i: i.path.name)
+        return readable + broken
 
     def place(info: SessionInfo, depth: int, out: list[tuple[SessionInfo | str, int]]) -> None:
         out.append((info, depth))
-        for child in sorted(children.get(str(info.path), ()), key=key, reverse=reverse):
+        for child in arrange(children.get(str(info.path), ())):
             if depth < 8:
                 place(child, depth + 1, out)
 
@@ -104,12 +107,12 @@ def ordered_rows(
         for info in roots:
             projects.setdefault(info.project or "(no project)", []).append(info)
         for project in sorted(projects, key=str.lower):
-            members = sorted(projects[project], key=key, reverse=reverse)
+            members = arrange(projects[project])
             rows.append((f"{project} · {len(members)}", 0))
             for info in members:
                 place(info, 1, rows)
     else:
-        for info in sorted(roots, key=key, reverse=reverse):
+        for info in arrange(roots):
             place(info, 0, rows)
     return rows
 

@@ -129,3 +129,21 @@ class LineView(ScrollView, can_focus=True):
             self.scroll_to(y=row, animate=False)
         elif row >= self.scroll_offset.y + height:
             self.scroll_to(y=row - height + 1, animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
+
+    def action_scroll_home(self) -> None:
+        self.scroll_home(animate=False)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_end(animate=False)
+
+    def action_scroll_down(self) -> None:
+        self.scroll_down(animate=False)
+
+    def action_scroll_up(self) -> None:
+        self.scroll_up(animate=False)

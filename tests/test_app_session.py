@@ -1,0 +1,170 @@
+"""Pilot tests of the session screen: turn list, selection keys, interval bar, event view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_support import SAMPLES, big_result_session, make_app, settle, wait_for
+
+from klipui.screens.session import SessionScreen
+from klipui.widgets.event_view import EventView
+from klipui.widgets.interval_bar import IntervalBar
+from klipui.widgets.turn_list import TurnList
+
+PI = SAMPLES / "pi" / "pi_before-compaction_v1.jsonl"  # 55 turns, compaction, 51 KB result
+
+
+async def _open(pilot, app, path: Path) -> SessionScreen:
+    await settle(pilot, app)
+    screen = app.screen
+    assert isinstance(screen, SessionScreen)
+    await wait_for(pilot, lambda: screen.session is not None)
+    await settle(pilot, app)
+    return screen
+
+
+async def test_selection_keys() -> None:
+    app = make_app(PI, open_first=PI)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, PI)
+        turns = screen.query_one(TurnList)
+        assert len(turns.turns) == 55
+        await pilot.press("down", "space")
+        assert turns.selected == {2}
+        await pilot.press("shift+down", "shift+down")
+        assert turns.selected == {2, 3, 4}
+        await pilot.press("shift+up")
+        assert turns.selected == {2, 3}
+        await pilot.press("space")  # toggles the cursor turn (3) off
+        assert turns.selected == {2}
+        await pilot.press("i")
+        assert turns.selected == set(range(1, 56)) - {2}
+        await pilot.press("a")
+        assert turns.selected == set(range(1, 56))
+        await pilot.press("escape")
+        assert turns.selected == set()
+        await pilot.pause()
+        assert "selected" not in str(screen.query_one("#session-info").render())
+
+
+async def test_interval_bar_valid_invalid_and_warnings() -> None:
+    app = make_app(PI, open_first=PI)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, PI)
+        turns = screen.query_one(TurnList)
+        bar = screen.query_one(IntervalBar)
+        await pilot.press("space", "down", "space", "down", "space", "end", "space")
+        assert turns.selected == {1, 2, 3, 55}
+        await pilot.press("colon")
+        await pilot.pause()
+        assert bar.has_class("-open")
+        assert bar.input.value == "1..3, 55"  # the selection in canonical form
+        # typing re-selects live
+        await pilot.press(*["backspace"] * len(bar.input.value), *"10..12, -1")
+        await pilot.pause()
+        assert bar.input.value == "10..12, -1"
+        assert turns.selected == {10, 11, 12, 55}
+        assert bar.error is None
+        # an error shows a caret under its column and keeps the last valid selection ("1..")
+        await pilot.press(*["backspace"] * len(bar.input.value), *"1..x")
+        await pilot.pause()
+        assert bar.error is not None and bar.error.column == 4
+        error_text = str(bar.query_one("#interval-error").render())
+        caret_line = error_text.splitlines()[0]
+        assert caret_line.index("^") == bar.error.column + 1
+        assert "expected" in error_text
+        assert turns.selected == set(range(1, 56))
+        # a clause that selects nothing warns
+        await pilot.press(*["backspace"] * len(bar.input.value), *"5..2")
+        await pilot.pause()
+        assert bar.error is None
+        assert any("5..2" in w for w in bar.warnings), bar.warnings
+        assert "5..2" in str(bar.query_one("#interval-warnings").render())
+        assert turns.selected == set()
+        # Escape restores what was selected before the bar opened
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not bar.has_class("-open")
+        assert turns.selected == {1, 2, 3, 55}
+        assert app.focused is turns
+        # Enter keeps a typed selection
+        await pilot.press("colon", *["backspace"] * 20, *".., not 2..54", "enter")
+        await pilot.pause()
+        assert turns.selected == {1, 55}
+
+
+async def test_event_view_shows_the_turn_under_the_cursor() -> None:
+    app = make_app(PI, open_first=PI)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await _open(pilot, app, PI)
+        view = screen.query_one(EventView)
+        await wait_for(pilot, lambda: view.document is not None)
+        kinds = [b.kind for b in view.document.blocks]
+        assert kinds[0] == "prompt"
+        assert "call" in kinds and "result" in kinds
+        thinking = [b for b in view.document.blocks if b.kind == "thinking"]
+        assert all(b.collapsed for b in thinking)
+        first = view.document
+        await pilot.press("down")
+        await wait_for(pilot, lambda: view.document is not first)
+        turn = screen.session.turns[1]
+        assert view.document.blocks[0].event_index >= turn.start
+        assert all(turn.start <= b.event_index < turn.end for b in view.document.blocks)
+
+
+async def test_event_view_blocks_navigation_and_folding() -> None:
+    app = make_app(PI, open_first=PI)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await _open(pilot, app, PI)
+        view = screen.query_one(EventView)
+        await wait_for(pilot, lambda: view.document is not None)
+        await pilot.press("tab")
+        assert app.focused is view
+        await pilot.press("right_square_bracket")
+        assert view.current_block is not None and view.current_block.kind in ("result", "error")
+        rows = view.virtual_size.height
+        await pilot.press("enter")  # fold the result
+        await pilot.pause()
+        assert view.current_block.collapsed
+        assert view.virtual_size.height < rows
+        await pilot.press("n", "p")
+        assert view.current_block.kind in ("result", "error")
+
+
+async def test_compaction_turn_is_marked_and_reachable() -> None:
+    app = make_app(PI, open_first=PI)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, PI)
+        turns = screen.query_one(TurnList)
+        await wait_for(pilot, lambda: bool(turns.marks))
+        marked = [n for n, m in turns.marks.items() if "◆" in m]
+        assert marked
+        await pilot.press("c")
+        assert turns.current.number == marked[0]
+        view = screen.query_one(EventView)
+        await wait_for(
+            pilot,
+            lambda: (
+                view.document is not None
+                and any(b.kind == "compaction" for b in view.document.blocks)
+            ),
+        )
+
+
+async def test_ten_megabyte_result_is_drawn_lazily(tmp_path: Path) -> None:
+    path = big_result_session(tmp_path / "big.jsonl")
+    assert path.stat().st_size > 10_000_000
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, path)
+        view = screen.query_one(EventView)
+        await wait_for(pilot, lambda: view.document is not None)
+        assert view.virtual_size.height > 150_000
+        await pilot.press("tab", "right_square_bracket")
+        for _ in range(30):
+            await pilot.press("pagedown")
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.scroll_offset.y > 1_000
+        # rows are drawn as they come into view: a small fraction of the 150,000
+        assert view._cache.misses < 15_000

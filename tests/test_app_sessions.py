@@ -1,0 +1,156 @@
+"""Pilot tests of the sessions screen: listing, problems, live filter, sort, grouping, open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_support import copy_samples, make_app, settle
+
+from klipui.screens.session import SessionScreen
+from klipui.screens.sessions import SessionsScreen, SessionTable
+
+NAMES = [
+    "pi/pi_large-session_v1.jsonl",
+    "pi/pi_before-compaction_v1.jsonl",
+    "dsh/multi-turn.jsonl",
+    "dsh/permission-policy-context.jsonl",
+    "claude-code/cct_sample_session.jsonl",
+    "codex/ccl_synthetic_rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl",
+]
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    copy_samples(folder, NAMES)
+    (folder / "broken.jsonl").write_bytes(b"this is not json\n\x00\x01\n")
+    return folder
+
+
+def _titles(screen: SessionsScreen) -> list[str]:
+    table = screen.query_one(SessionTable)
+    return [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+
+
+async def test_every_file_listed_with_exact_figures_and_problems(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    app = make_app(folder)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        assert not screen.discovering
+        assert len(screen.infos) == len(NAMES) + 1
+        broken = screen.infos[str(folder / "broken.jsonl")]
+        assert broken.format is None and broken.problem
+        titles = _titles(screen)
+        assert any(t.startswith("⚠ broken.jsonl") for t in titles), titles
+        pi = screen.infos[str(folder / "pi_large-session_v1.jsonl")]
+        assert pi.exact and pi.turns == 88
+        # the table shows the exact turn count of that row
+        table = screen.query_one(SessionTable)
+        row = table.get_row(str(folder / "pi_large-session_v1.jsonl"))
+        assert str(row[4]) == "88"
+
+
+async def test_filter_is_live_and_escape_clears(tmp_path: Path) -> None:
+    app = make_app(_folder(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        everything = screen.query_one(SessionTable).row_count
+        await pilot.press("slash", *"pi-mono")
+        await pilot.pause()
+        table = screen.query_one(SessionTable)
+        assert table.row_count == 2
+        assert all(screen.infos[str(k.value)].project == "pi-mono" for k in table.rows)
+        await pilot.press("backspace", *"zzz")
+        await pilot.pause()
+        assert table.row_count == 0
+        await pilot.press("escape")
+        await pilot.pause()
+        assert table.row_count == everything
+        assert screen.needle == ""
+
+
+async def test_filter_matches_first_prompt(tmp_path: Path) -> None:
+    app = make_app(_folder(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        wanted = [i for i in screen.infos.values() if i.first_prompt]
+        assert wanted
+        word = wanted[0].first_prompt.split()[0]
+        await pilot.press("slash", *word)
+        await pilot.pause()
+        keys = {str(k.value) for k in screen.query_one(SessionTable).rows}
+        assert str(wanted[0].path) in keys
+
+
+async def test_sort_by_column_and_reverse(tmp_path: Path) -> None:
+    app = make_app(_folder(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        screen.sort_by("turns")
+        await pilot.pause()
+        table = screen.query_one(SessionTable)
+
+        def turns() -> list[int]:
+            infos = [screen.infos[str(k.value)] for k in table.rows]
+            return [i.turns or 0 for i in infos if i.format]
+
+        assert turns() == sorted(turns(), reverse=True)
+        await pilot.press("r")
+        await pilot.pause()
+        assert turns() == sorted(turns())
+        await pilot.press("s")  # next column: tokens, largest first
+        await pilot.pause()
+        tokens = [screen.infos[str(k.value)].tokens or 0 for k in table.rows]
+        assert tokens == sorted(tokens, reverse=True)
+
+
+async def test_group_by_project(tmp_path: Path) -> None:
+    app = make_app(_folder(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("g")
+        await pilot.pause()
+        table = app.screen.query_one(SessionTable)
+        groups = [str(k.value) for k in table.rows if str(k.value).startswith("group:")]
+        assert any("pi-mono · 2" in g for g in groups), groups
+        await pilot.press("g")
+        await pilot.pause()
+        assert not any(str(k.value).startswith("group:") for k in table.rows)
+
+
+async def test_enter_opens_the_session(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    app = make_app(folder)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        screen.sort_by("turns")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, SessionScreen)
+        assert app.screen.session is not None
+        assert app.screen.path == folder / "pi_large-session_v1.jsonl"
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
+
+
+async def test_unreadable_row_does_not_open(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    app = make_app(folder)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        table = app.screen.query_one(SessionTable)
+        keys = [str(k.value) for k in table.rows]
+        table.move_cursor(row=keys.index(str(folder / "broken.jsonl")))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
