@@ -11,7 +11,8 @@
    message before it (or of a new one); `tool/result` is a user `tool_result`;
    `compaction/summary` is user text, unless the next user message already holds the summary
    (as DeepSeek Harness logs do); `messages/system` events give the system prompt; every other
-   event, and every ignorable one (sidechains, abandoned branches), is left out. Images (whose data never reaches the events) become text placeholders.
+   event, and every ignorable one (sidechains, abandoned branches), is left out. Images
+   (whose data never reaches the events) become text placeholders.
 2. Merging consecutive same-role messages.
 3. Pairing: each assistant message with tool calls is followed by a user message whose first
    blocks are their results (a result written later in the log is moved there; a call without

@@ -38,7 +38,7 @@ _MAGIC = (
     (b"\x1f\x8b", "application/gzip"),
     (b"\x7fELF", "application/x-elf"),
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 
 
 @dataclass(slots=True)
@@ -90,8 +90,8 @@ def base64_placeholder(media: str, size: int) -> str:
 
 
 def looks_binary(text: str) -> bool:
-    """True for text decoded from binary data: a NUL, or more than 10% control or U+FFFD
-    characters (tabs, newlines and ANSI escapes do not count)."""
+    """True for text decoded from binary data: a NUL, or more than 10% control (C0 or C1) or
+    U+FFFD characters (tabs, newlines and ANSI escapes do not count)."""
     if "\x00" in text:
         return True
     if len(text) < 32:
