@@ -532,7 +532,7 @@ def _overflow(module: object, hint: Hint) -> str:
 
 
 def _semantic_pieces(
-    pieces: list[_Piece], lines: Lines, hint: Hint
+    pieces: list[_Piece], lines: Lines, layout: _Layout, hint: Hint
 ) -> tuple[list[_Piece], bool] | None:
     """Pieces re-split into blocks ranked by relevance to `hint.query` (None: nothing matches)."""
     from klipui.shrink.reducers import semantic
@@ -544,7 +544,7 @@ def _semantic_pieces(
             blocks.append(piece)
             continue
         for start, end in semantic.blocks(lines.lines, piece.start, piece.end):
-            blocks.append(_Piece(start, end, 0.0, None))
+            blocks.append(_Piece(start, end, 0.0, None, layout.keep_cost(start, end), end - start))
     spans = [(lines.starts[b.start], lines.starts[b.end]) for b in blocks if b.summary is None]
     scores = iter(semantic.bm25(lines.text, spans, query))
     matched = False
@@ -601,7 +601,7 @@ def _fit(
         return _Fit(pieces, "", label)
     suffix = ""
     if hint.query and name not in ("semantic", "size"):
-        ranked = _semantic_pieces(pieces, lines, hint)
+        ranked = _semantic_pieces(pieces, lines, layout, hint)
         if ranked is not None:
             layout.label = ""
             pieces = _drop_by_priority(ranked[0], layout, max_chars, max_rows, direction)

@@ -1,0 +1,184 @@
+"""tree: file listings (find, glob results, git ls-files, `ls -R`, `ls -laR`).
+
+Within a directory the first 8 entries stay and the rest become `  ... and N more in dir`.
+Crowded sets of directories are summarised too: each top-level directory gets one line
+`dir/: N entries in M directories`, and under a tight budget the deepest directories are
+dropped first, so the top-level layout survives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
+from klipui.shrink.text import sample_lines, split_lines
+
+name = "tree"
+describe = "top-level layout and 8 entries per directory kept, with counts"
+overflow = "head"
+
+ENTRIES = 8
+ROOT_ENTRIES = 40
+MIN_LINES = 30
+_PATH = re.compile(r"(?:\./|\.\./|/)?[\w.@+~-]+(?:/[\w.@+~-]+)+/?")
+_SECTION = re.compile(r"\S.*:")
+_LIST_COMMAND = re.compile(r"\b(ls|find|tree|fd|glob|dir|git ls-files)\b")
+
+
+def _is_path(line: str) -> bool:
+    return bool(_PATH.fullmatch(line.strip())) and not line.startswith((" ", "\t"))
+
+
+def _is_section(lines: list[str], i: int) -> bool:
+    """An `ls -R` header: `dir:` at the start of the output or after a blank line."""
+    line = lines[i]
+    return (
+        bool(_SECTION.fullmatch(line))
+        and " " not in line.rstrip(":")
+        and (i == 0 or not lines[i - 1].strip())
+    )
+
+
+def detect(text: str, hint: Hint) -> bool:
+    lines = sample_lines(text, 200, 0)
+    if len(lines) < MIN_LINES:
+        return False
+    nonblank = [line for line in lines if line.strip()]
+    paths = sum(1 for line in nonblank if _is_path(line))
+    if nonblank and paths >= 0.8 * len(nonblank):
+        return True
+    if sum(1 for i in range(len(lines)) if _is_section(lines, i)) >= 3:
+        return True
+    listing = bool(_LIST_COMMAND.search(hint.command or "")) or any(
+        word in (hint.tool or "").lower() for word in ("glob", "ls", "list")
+    )
+    return listing and bool(nonblank) and paths >= 0.5 * len(nonblank)
+
+
+@dataclass
+class _Group:
+    """A run of entries of one directory: lines `[start, end)`, header line or -1."""
+
+    directory: str
+    header: int
+    start: int
+    end: int
+    depth: int
+    entries: list[int] = field(default_factory=list)
+
+
+def _top(directory: str, root: str) -> str:
+    rest = directory[len(root) :].lstrip("/") if directory.startswith(root) else directory
+    first = rest.split("/", 1)[0]
+    return f"{root}/{first}" if root and first else (first or root or ".")
+
+
+def _depth(directory: str, root: str) -> int:
+    rest = directory[len(root) :].strip("/") if directory.startswith(root) else directory
+    return 0 if not rest or rest == "." else rest.count("/") + 1
+
+
+def _sections(lines: list[str]) -> list[_Group]:
+    groups: list[_Group] = []
+    current: _Group | None = None
+    for i, line in enumerate(lines):
+        if _is_section(lines, i):
+            current = _Group(line.rstrip(":").rstrip("/"), i, i + 1, i + 1, 0)
+            groups.append(current)
+        elif current is not None and line.strip():
+            current.entries.append(i)
+            current.end = i + 1
+        elif current is None and line.strip():
+            current = _Group(".", -1, i, i + 1, 0, [i])
+            groups.append(current)
+    return groups
+
+
+def _path_runs(lines: list[str]) -> list[_Group]:
+    groups: list[_Group] = []
+    for i, line in enumerate(lines):
+        path = line.strip().rstrip("/")
+        if not path:
+            continue
+        directory = path.rsplit("/", 1)[0] if "/" in path else "."
+        if groups and groups[-1].directory == directory and groups[-1].end == i:
+            groups[-1].entries.append(i)
+            groups[-1].end = i + 1
+        else:
+            groups.append(_Group(directory, -1, i, i + 1, 0, [i]))
+    return groups
+
+
+def _common_root(directories: list[str]) -> str:
+    parts = [d.split("/") for d in directories if d and d != "."]
+    if not parts:
+        return ""
+    prefix = parts[0]
+    for other in parts[1:]:
+        k = 0
+        while k < min(len(prefix), len(other)) and prefix[k] == other[k]:
+            k += 1
+        prefix = prefix[:k]
+        if not prefix:
+            break
+    return "/".join(prefix)
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    lines = split_lines(text)
+    sections = sum(1 for i in range(min(len(lines), 2000)) if _is_section(lines, i)) >= 3
+    groups = _sections(lines) if sections else _path_runs(lines)
+    if not groups:
+        return None
+    root = _common_root([g.directory for g in groups if g.header >= 0 or not sections])
+    if sections and groups[0].header >= 0:
+        root = (
+            groups[0].directory
+            if all(g.directory.startswith(groups[0].directory) for g in groups)
+            else root
+        )
+    for group in groups:
+        group.depth = _depth(group.directory, root)
+
+    tops = Counter(_top(g.directory, root) for g in groups if g.depth >= 1)
+    top_entries: Counter[str] = Counter()
+    for group in groups:
+        if group.depth >= 1:
+            top_entries[_top(group.directory, root)] += len(group.entries)
+    announced: set[str] = set()
+
+    plan: Plan = []
+    collapsed = False
+    for group in groups:
+        depth = group.depth
+        limit = ROOT_ENTRIES if depth == 0 else ENTRIES
+        header_priority = 8 if depth == 0 else max(1, 7 - depth)
+        entry_priority = 8 if depth == 0 else max(0, 5 - depth)
+        top = _top(group.directory, root) if depth >= 1 else ""
+        if group.header >= 0:
+            plan.append(Keep(group.header, group.header + 1, header_priority))
+            position = group.header + 1
+        else:
+            position = group.start
+        if top and top not in announced and tops[top] > 1:
+            announced.add(top)
+            count = f"{top_entries[top]:,} entries in {tops[top]:,} directories"
+            plan.append(Summary((f"[{top}/: {count}]",), position, position, 7))
+        entries = group.entries
+        kept = entries[:limit] if len(entries) > limit + 1 else entries
+        for i in kept:
+            plan.append(Keep(i, i + 1, entry_priority))
+        if len(kept) < len(entries):
+            collapsed = True
+            hidden = len(entries) - len(kept)
+            start, end = entries[len(kept)], group.end
+            plan.append(
+                Summary(
+                    (f"  ... and {hidden:,} more in {group.directory}",), start, end, entry_priority
+                )
+            )
+    if not collapsed and len(announced) == 0:
+        return None
+    return plan
