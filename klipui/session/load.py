@@ -8,7 +8,7 @@ from pathlib import Path
 from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts
 from klipui.session.formats import detect_format
-from klipui.session.jsonl import read_head, read_jsonl
+from klipui.session.jsonl import paused_gc, read_head, read_jsonl
 from klipui.session.model import Session, SessionInfo
 
 
@@ -22,7 +22,11 @@ class SessionUnreadable(SessionError):
 
 def open_session(path: Path | str) -> Session:
     """Read, sniff and lower the session file at `path` (SessionError when it is not one)."""
-    path = Path(path)
+    with paused_gc():
+        return _open(Path(path))
+
+
+def _open(path: Path) -> Session:
     try:
         loaded = read_jsonl(path)
     except OSError as error:

@@ -16,6 +16,7 @@ lines and lines that did not decode are dropped (the reader reports the latter).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -65,25 +66,43 @@ def expand_row(value: dict[str, Any], origin: int | None = None) -> list[Event]:
     """The `assistant/chunk` member events of a packed row."""
     data = value.get("data") or {}
     kind = CHUNK_ROWS[value["type"]]
-    seq = value["seq0"]
-    time = value.get("time0")
-    deltas = data.get("args") if kind == "tool-call-delta" else data.get("texts")
-    steps = data.get("dt") or []
+    seq0 = value["seq0"]
+    time0 = value.get("time0")
     turn, step, index = data.get("turn"), data.get("step"), data.get("index")
-    events: list[Event] = []
-    for k, delta in enumerate(deltas or ()):
-        if k and time is not None:
-            time += steps[k - 1] if k - 1 < len(steps) else 0
-        if kind == "tool-call-delta":
-            chunk: dict[str, Any] = {"type": kind, "index": index, "id": data.get("id")}
-            if "name" in data:
-                chunk["name"] = data["name"]
-            chunk["argumentsDelta"] = delta
+    if kind == "tool-call-delta":
+        deltas = data.get("args") or ()
+        call_id = data.get("id")
+        if "name" in data:
+            tool = data["name"]
+            chunks = [
+                {"type": kind, "index": index, "id": call_id, "name": tool, "argumentsDelta": d}
+                for d in deltas
+            ]
         else:
-            chunk = {"type": kind, "index": index, "text": delta}
-        member = {"turn": turn, "step": step, "chunk": chunk}
-        events.append(Event("assistant/chunk", seq + k, time, member, origin=origin))
-    return events
+            chunks = [
+                {"type": kind, "index": index, "id": call_id, "argumentsDelta": d} for d in deltas
+            ]
+    else:
+        chunks = [{"type": kind, "index": index, "text": d} for d in data.get("texts") or ()]
+    if time0 is None:
+        times: list[int | None] = [None] * len(chunks)
+    else:
+        steps = list(data.get("dt") or ())
+        steps += [0] * (len(chunks) - 1 - len(steps))
+        times = list(accumulate(steps[: max(len(chunks) - 1, 0)], initial=time0))
+    return [
+        Event(
+            "assistant/chunk",
+            seq0 + k,
+            times[k],
+            {"turn": turn, "step": step, "chunk": chunk},
+            None,
+            None,
+            False,
+            origin,
+        )
+        for k, chunk in enumerate(chunks)
+    ]
 
 
 def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
