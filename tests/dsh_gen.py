@@ -7,68 +7,23 @@ titles citing prompts, compaction blocks replacing a surface prefix, prunes repl
 result, commands between turns, and optionally an unfinished last turn. Every generated log
 folds into a valid surface with paired tools (when the last turn is finished).
 
-`load_dsh(path)` reads a sample file into events (packed chunk rows expanded).
+`load_dsh(path)` reads a sample file into event dicts through `klipui.session`.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
 
-PACKED = {"text-chunks": "text-delta", "reasoning-chunks": "reasoning-delta"}
-
-
-def expand_packed(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Session lines (header dropped) to events, packed `*-chunks` rows expanded in place."""
-    events: list[dict[str, Any]] = []
-    for value in values:
-        kind = value.get("type")
-        if kind == "session":
-            continue
-        if kind in PACKED or kind == "tool-call-chunks":
-            data = value["data"]
-            texts = data.get("texts") if kind in PACKED else data.get("args")
-            time = value["time0"]
-            for k, text in enumerate(texts):
-                if k:
-                    time += data["dt"][k - 1]
-                if kind in PACKED:
-                    chunk = {"type": PACKED[kind], "index": data["index"], "text": text}
-                else:
-                    chunk = {"type": "tool-call-delta", "index": data["index"], "id": data["id"]}
-                    if k == 0 and "name" in data:
-                        chunk["name"] = data["name"]
-                    chunk["argumentsDelta"] = text
-                events.append(
-                    {
-                        "type": "assistant/chunk",
-                        "seq": value["seq0"] + k,
-                        "time": time,
-                        "data": {"turn": data["turn"], "step": data["step"], "chunk": chunk},
-                    }
-                )
-            continue
-        events.append(value)
-    return events
+from klipui.session import open_session
 
 
 def load_dsh(path: Path) -> list[dict[str, Any]]:
-    """The events of a dsh sample (through `klipui.session` once its dsh reader exists)."""
-    try:
-        from klipui.session import open_session  # type: ignore[attr-defined]
-    except ImportError:
-        open_session = None
-    if open_session is not None:
-        try:
-            return [event.to_dict() for event in open_session(path).events]
-        except Exception:
-            pass
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return expand_packed([json.loads(line) for line in lines if line.strip()])
+    """The events of a dsh sample as dicts (packed chunk rows expanded by the dsh reader)."""
+    return [event.to_dict() for event in open_session(path).events]
 
 
 @dataclass
