@@ -638,3 +638,26 @@ def test_generated_transcripts_round_trip_and_pair(values: list[dict[str, Any]])
                 assert turn_of[call] == turn_of[event.seq]
         ids = {v["message"]["id"] for v in values if v["type"] == "assistant"}
         assert len([e for e in session.events if e.type == "assistant/message"]) == len(ids)
+
+
+def test_repeated_chunk_lines_do_not_repeat_blocks(tmp_path: Path) -> None:
+    use = {"type": "tool_use", "id": "toolu_5", "name": "Read", "input": {"file_path": "x"}}
+    chunk_text = _assistant("a1", "u1", "m1", _text("reading"))
+    chunk_call = _assistant("a2", "a1", "m1", [use])
+    snapshot = _assistant("a3", "a2", "m1", [use], requestId="again")
+    values = [
+        _user("u1", None, "read x"),
+        chunk_text,
+        chunk_call,
+        snapshot,
+        _user("r1", "a3", [{"type": "tool_result", "tool_use_id": "toolu_5", "content": "x"}]),
+        _assistant("a4", "r1", "m2", _text("x it is")),
+    ]
+    path = write_lines(tmp_path / "snap.jsonl", values)
+    session = open_session(path)
+    first = next(e for e in session.events if e.type == "assistant/message")
+    assert [b["type"] for b in first.data["message"]["content"]] == ["text", "tool-call"]
+    assert record_indexes(first) == [1, 2, 3]
+    assert [e.data["callId"] for e in session.events if e.type == "tool/call"] == ["toolu_5"]
+    assert session.turns[0].completed
+    assert raised(session) + b"\n" == path.read_bytes()

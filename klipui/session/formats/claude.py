@@ -580,14 +580,32 @@ class _Lowerer:
             if message_id is not None:
                 open_here[message_id] = event
         else:
-            event.data["message"]["content"].extend(blocks)
+            calls = self._merge(event.data["message"]["content"], blocks, calls)
             event.data.setdefault(ORIGINS, [event.origin]).append(index)
         if "usage" in message:
             event.data["usage"] = message["usage"]
         if not side:
-            self.out.answered(not calls and message.get("stop_reason") != "tool_use")
+            wants_tools = any(
+                b.get("type") == "tool-call" for b in event.data["message"]["content"]
+            )
+            self.out.answered(not wants_tools and message.get("stop_reason") != "tool_use")
         for call in calls:
             self.tool_call(index, call, time, side, value)
+
+    @staticmethod
+    def _merge(
+        content: list[dict[str, Any]], blocks: list[dict[str, Any]], calls: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Append a chunk's blocks to its message, skipping repeats (a streaming snapshot or a
+        copied line repeats blocks already there); returns the chunk's new tool calls."""
+        known = {b["id"] for b in content if b.get("type") == "tool-call"}
+        for block in blocks:
+            if block.get("type") == "tool-call":
+                if block["id"] not in known:
+                    content.append(block)
+            elif block not in content:
+                content.append(block)
+        return [call for call in calls if call["id"] not in known]
 
     def tool_call(
         self,

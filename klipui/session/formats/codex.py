@@ -57,7 +57,7 @@ agent = "Codex"
 
 KINDS = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
-_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
 _CONTEXT_PREFIXES = (
     "<environment_context>",
     "<user_instructions>",
