@@ -973,3 +973,20 @@ def test_generated_sessions_are_valid_and_the_reference_mode_differs_only_on_emp
         assert fixed == reference
     else:
         assert len(reference) <= len(fixed)
+
+
+def test_skips_in_unselected_turns_are_reported_as_unselected() -> None:
+    log = Log()
+    log.turn(1)
+    log.add("turn/start", {"turn": 2})
+    log.add("compaction/start", {"turn": 2})
+    log.add("compaction/end", {"turn": 2})
+    log.add("turn/end", {"turn": 2})
+    report = reindex_report(log.events, "1")
+    assert {d.reason for d in report.dropped} == {"turn"}
+    assert report.cascade == []
+    selected = reindex_report(log.events, "2")
+    assert [(d.type, d.reason) for d in selected.cascade] == [
+        ("compaction/start", "skip"),
+        ("compaction/end", "skip"),
+    ]

@@ -342,13 +342,13 @@ def _scan_log(
             stack.append(plan.skip_till)
         if count > 0:
             if drops is not None:
-                drops.append(Drop(src.get("seq"), etype, turn, REASON_SKIP, "skip-n", ""))
+                drops.append(_skip_drop(src, etype, turn, turn_map, "skip-n"))
             continue
         if stack:
             if etype == stack[-1]:
                 stack.pop()
             if drops is not None:
-                drops.append(Drop(src.get("seq"), etype, turn, REASON_SKIP, "skip-till", ""))
+                drops.append(_skip_drop(src, etype, turn, turn_map, "skip-till"))
             continue
         if turn != 0 and turn not in turn_map:
             if drops is not None:
@@ -376,6 +376,15 @@ def _scan_log(
     return ReindexReport(
         out, interval, turn_count, intervals, turn_map, seq_map, drops if drops is not None else []
     )
+
+
+def _skip_drop(
+    src: Mapping[str, Any], etype: str, turn: Any, turn_map: dict[Any, int], rule: str
+) -> Drop:
+    """A skipped event's drop; in an unselected turn, the selection is the reason that matters."""
+    if turn != 0 and turn not in turn_map:
+        return Drop(src.get("seq"), etype, turn, REASON_TURN)
+    return Drop(src.get("seq"), etype, turn, REASON_SKIP, rule)
 
 
 def _name_skips(drops: list[Drop], table: RuleTable) -> None:
