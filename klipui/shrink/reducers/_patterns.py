@@ -297,6 +297,32 @@ def template(line: str) -> str:
     return _MASK.sub("#", line)
 
 
+def line_regex(pattern: str) -> re.Pattern[str]:
+    """`pattern` compiled for whole-text scans (`re.M`), with `\\s` outside character classes
+    narrowed to spaces and tabs so that no match runs across a line break."""
+    out: list[str] = []
+    i = 0
+    in_class = False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            pair = pattern[i : i + 2]
+            out.append("[ \\t]" if pair == "\\s" and not in_class else pair)
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+            if pattern[i + 1 : i + 2] == "]":
+                out.append("[]")
+                i += 2
+                continue
+        elif c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    return re.compile("".join(out), re.M)
+
+
 LOG_LINE = re.compile(
     r"^(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}"
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]? "

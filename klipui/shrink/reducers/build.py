@@ -21,6 +21,7 @@ from klipui.shrink.reducers._patterns import (
     Lines,
     command_matches,
     finish,
+    line_regex,
     sample,
 )
 
@@ -33,7 +34,7 @@ _COMMAND = re.compile(
     r"|npm\s+run\s+build|yarn\s+build|pnpm\s+build|next\s+build|swiftc|dotnet\s+build|zig)\b"
 )
 
-_PROBLEM = re.compile(
+_PROBLEM = line_regex(
     r"^(?:"
     r"(?P<tsc>\S.*?\(\d+,\d+\): (?:error|warning) TS\d+: .*)"
     r"|(?P<rust>(?:error|warning)(?:\[E\d{4}\])?: "
@@ -44,10 +45,9 @@ _PROBLEM = re.compile(
     r"|(?P<esbuild>\s*(?:✘ \[ERROR\]|▲ \[WARNING\]|X \[ERROR\]) .*)"
     r"|(?P<vite>.*\[(?:vite|plugin:[\w:-]+)\].*)"
     r")$",
-    re.M,
 )
 
-_SUMMARY = re.compile(
+_SUMMARY = line_regex(
     r"^(?:"
     r"Found \d+ errors?\b.*"
     r"|error: could not compile .*"
@@ -69,16 +69,16 @@ _SUMMARY = re.compile(
     r"|Some errors have detailed explanations.*"
     r"|# \S+$"
     r")",
-    re.M,
 )
 
 _SYSTEM = re.compile(r"^(?:/usr/|/opt/|/Library/|C:\\Program Files|/nix/store/)|/include/c\+\+/")
-_REQUIRED_HERE = re.compile(r"^[^\s:][^:\n]*:\d+:\d+:\s+required from here", re.M)
-_CONTEXT = re.compile(
-    r"^[^\s:][^:\n]*: (?:In (?:function|member function|instantiation|static)|At )", re.M
+_REQUIRED_HERE = line_regex(r"^[^\s:][^:\n]*:\d+:\d+:\s+required from here")
+_CONTEXT = line_regex(
+    r"^[^\s:][^:\n]*: (?:In (?:function|member function|instantiation|static)|At )"
 )
 _LOCATION_SPLIT = re.compile(r"^(\S.*?)(?:\(\d+,\d+\)|:\d+(?::\d+)?):? ")
 _RUST_ARROW = re.compile(r"^\s*--> ")
+_INDENTED_LOCATION = re.compile(r"^\s+\S+:\d+:\d+:?$")
 
 
 def detect(text: str, hint: Hint) -> bool:
@@ -173,13 +173,17 @@ def _message_key(line: str) -> str:
 
 
 def _mark_frame(lines: list[str], i: int, mark, headline: int) -> None:
-    """The lines right after a diagnostic: rust `-->` location, code frame, caret."""
+    """The lines right after a diagnostic: `-->` or `file:line:col:` location, code frame, caret."""
     n = len(lines)
-    for j in range(i + 1, min(n, i + 8)):
+    for j in range(i + 1, min(n, i + 10)):
         line = lines[j]
-        if not line.strip() or not (line[0].isspace() or line.startswith("|")):
+        if not line.strip():
+            if j + 1 < n and lines[j + 1][:1].isspace() and lines[j + 1].strip():
+                continue
             break
-        if _RUST_ARROW.match(line):
+        if not (line[0].isspace() or line.startswith("|")):
+            break
+        if _RUST_ARROW.match(line) or _INDENTED_LOCATION.match(line):
             mark(j, MID if headline == HIGH else FLOOR)
         elif headline == HIGH:
             mark(j, LOW)

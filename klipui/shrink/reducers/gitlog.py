@@ -22,6 +22,7 @@ from klipui.shrink.reducers._patterns import (
     Lines,
     command_matches,
     finish,
+    line_regex,
     sample,
 )
 
@@ -29,8 +30,8 @@ name = "gitlog"
 describe = "newest, notable and initial commits kept, routine commits summarised"
 
 _COMMAND = re.compile(r"\bgit\s+(?:log|shortlog|rev-list|reflog|whatchanged)\b")
-_FULL = re.compile(r"^(?:[*|/\\ ]*)commit [0-9a-f]{7,40}\b.*$", re.M)
-_ONELINE = re.compile(r"^(?:[*|/\\ ]*)[0-9a-f]{7,40} \S.*$", re.M)
+_FULL = line_regex(r"^(?:[*|/\\ ]*)commit [0-9a-f]{7,40}\b.*$")
+_ONELINE = line_regex(r"^(?:[*|/\\ ]*)[0-9a-f]{7,40} \S.*$")
 _NOTABLE = re.compile(
     r"\b(?:release[ds]?|v\d+\.\d+(?:\.\d+)?\b|BREAKING[ -]CHANGE|breaking|security|CVE-\d+"
     r"|vulnerab\w*|revert(?:s|ed)?|hotfix|rollback|initial (?:commit|import)|tag: )",

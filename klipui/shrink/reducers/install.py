@@ -21,6 +21,7 @@ from klipui.shrink.reducers._patterns import (
     Lines,
     command_matches,
     finish,
+    line_regex,
     sample,
 )
 
@@ -36,7 +37,7 @@ _COMMAND = re.compile(
     r"|apt(?:-get)?\s+install|brew\s+install)\b"
 )
 
-_NOISE = re.compile(
+_NOISE = line_regex(
     r"^(?:\s*(?:Collecting|Downloading|Using cached|Fetching|Resolving|Obtaining|Preparing"
     r"|Building wheel|Getting requirements|Installing build dependencies|Looking in indexes"
     r"|Requirement already satisfied|Downloaded|Compiling \S+ v\d|Updating|Locking|Adding)\b"
@@ -49,10 +50,9 @@ _NOISE = re.compile(
     r"|\s*[⠁-⣿] "
     r"|.*\b\d{1,3}% \|"
     r")",
-    re.M,
 )
 
-_TOP = re.compile(
+_TOP = line_regex(
     r"^(?:\s*Successfully (?:installed|built|uninstalled) .*"
     r"|(?:added|removed|changed|audited) \d+ packages?.*"
     r"|up to date.*"
@@ -65,7 +65,6 @@ _TOP = re.compile(
     r"|success .*"
     r"|Installing collected packages: .*"
     r")$",
-    re.M,
 )
 
 _ERROR = re.compile(

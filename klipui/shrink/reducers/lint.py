@@ -21,6 +21,7 @@ from klipui.shrink.reducers._patterns import (
     Lines,
     command_matches,
     finish,
+    line_regex,
     sample,
 )
 
@@ -35,7 +36,7 @@ _COMMAND = re.compile(
     r"|rubocop|shellcheck|hadolint|tslint|pycodestyle|pydocstyle|bandit|standard|xo|lint)\b"
 )
 
-_DIAG = re.compile(
+_DIAG = line_regex(
     r"^(?:"
     r"(?P<ruff>(?P<ruff_code>[A-Z]{1,5}\d{2,4})(?: \[\*\])? \S.*)"
     r"|(?P<pylint>[^\s:][^:\n]*:\d+:\d+: (?P<pylint_code>[CRWEFI]\d{4}): .*)"
@@ -49,10 +50,9 @@ _DIAG = re.compile(
     r"|(?P<rust>(?P<rust_sev>warning|error)(?:\[(?P<rust_code>E\d{4})\])?: "
     r"(?!could not compile|aborting|build failed|`[^`]+` \(.*\) generated).*)"
     r")$",
-    re.M,
 )
 
-_SUMMARY = re.compile(
+_SUMMARY = line_regex(
     r"^(?:"
     r"Found \d+ errors?\b.*"
     r"|\[\*\] \d+ fixable.*"
@@ -68,7 +68,6 @@ _SUMMARY = re.compile(
     r"|\d+ (?:problems?|issues?|offenses?)\b.*"
     r"|\d+ files? inspected.*"
     r")$",
-    re.M,
 )
 
 _PY_SEVERITY = {"F": 3, "E": 3, "W": 2, "B": 2, "S": 2, "R": 1, "C": 1, "I": 1, "D": 1}

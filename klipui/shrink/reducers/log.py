@@ -23,6 +23,7 @@ from klipui.shrink.reducers._patterns import (
     Lines,
     finish,
     is_log_line,
+    line_regex,
     sample,
     template,
 )
@@ -31,10 +32,9 @@ name = "log"
 describe = "errors with tracebacks, warnings, 5xx requests, first and last records kept"
 overflow = "tail"
 
-_LEVEL = re.compile(
+_LEVEL = line_regex(
     r"^[^\n]{0,80}?\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|SEVERE"
     r"|PANIC|ALERT|EMERG)\b",
-    re.M,
 )
 _SEVERE = frozenset({"ERROR", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG"})
 _WARN = frozenset({"WARN", "WARNING"})

@@ -22,6 +22,7 @@ from klipui.shrink.reducers._patterns import (
     Lines,
     finish,
     is_log_line,
+    line_regex,
     sample,
     template,
 )
@@ -30,18 +31,17 @@ name = "stacktrace"
 describe = "exception messages, causes and user frames kept, dependency frames dropped"
 overflow = "both"
 
-_FRAME = re.compile(
+_FRAME = line_regex(
     r"^(?:\s+at \S.*"
     r"|\s+File \".*\", line \d+.*"
     r"|\s+from \S+:\d+:in .*"
     r"|\s+\.\.\. \d+ (?:more|common frames omitted)"
     r"|\s+\d+: \S.*"
     r"|\t/\S+\.go:\d+(?: \+0x[0-9a-f]+)?"
-    r"|[\w./-]+\.[\w()*.]+\([0-9a-fx, .{}]*\)"
+    r"|[\w./-]+\.[\w()*.]+\([0-9a-fx, .{}?]*\)"
     r")$",
-    re.M,
 )
-_HEADER = re.compile(
+_HEADER = line_regex(
     r"^(?:"
     r"Traceback \(most recent call last\):"
     r"|(?:Exception in thread \".*\" )?(?:[\w$]+\.)*\w*(?:Error|Exception|Throwable|Warning|Exit"
@@ -56,7 +56,6 @@ _HEADER = re.compile(
     r"|During handling of the above exception.*"
     r"|The above exception was the direct cause.*"
     r")$",
-    re.M,
 )
 _FOREIGN = re.compile(
     r"node_modules|node:internal|\(internal/|\binternal/|<anonymous>|site-packages|dist-packages"
@@ -64,10 +63,11 @@ _FOREIGN = re.compile(
     r"|kotlin|kotlinx|scala|org\.junit|org\.springframework|org\.apache|reactor|io\.netty)\."
     r"|/rustc/|\b(?:std|core|alloc)::|/usr/local/go/|\bruntime\.|/gems/|/ruby/\d|<internal:"
 )
-_NOTICE = re.compile(
+_NOTICE = line_regex(
     r"^\s*\[?(?:warn|warning|error|fatal|critical|WARN|WARNING|ERROR|FATAL|CRITICAL|Warning|Error)\b",
-    re.M,
 )
+_JAVA_FRAME = re.compile(r"^\s+at ((?:[a-z][\w$]*\.){2})[\w$.<>]+\(")
+_MORE = re.compile(r"^\s+\.\.\. \d+ ")
 _PROPERTY = re.compile(r"^\s+[\w$]+: .+$|^\s*[{}],?$")
 _LOCATION = re.compile(r"^(?:/|[A-Za-z]:\\|\./)?\S+\.\w+:\d+$")
 
@@ -109,8 +109,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         else:
             mark(i, TOP if not line.startswith("goroutine") else MID)
     frames = [i for i in lines.hits(_FRAME) if i not in priority]
+    home = _java_home(text_lines, frames)
     for run in _frame_runs(text_lines, frames):
-        _mark_run(text_lines, run, mark)
+        _mark_run(text_lines, run, mark, home)
     seen: set[str] = set()
     for i in lines.hits(_NOTICE):
         if i in priority:
@@ -146,9 +147,28 @@ def _frame_runs(lines: list[str], frames: list[int]) -> list[list[int]]:
     return runs
 
 
-def _mark_run(lines: list[str], run: list[int], mark) -> None:
+def _java_home(lines: list[str], frames: list[int]) -> str | None:
+    """The package prefix (`com.acme.`) of the first Java frame outside the runtime: frames of
+    other packages (libraries) count as dependency frames."""
+    for i in frames[:200]:
+        m = _JAVA_FRAME.match(lines[i])
+        if m and not _FOREIGN.search(lines[i]):
+            return m.group(1)
+    return None
+
+
+def _foreign(line: str, home: str | None) -> bool:
+    if _FOREIGN.search(line) or _MORE.match(line):
+        return True
+    if home is not None:
+        m = _JAVA_FRAME.match(line)
+        return m is not None and m.group(1) != home
+    return False
+
+
+def _mark_run(lines: list[str], run: list[int], mark, home: str | None) -> None:
     """One trace: user frames (first and last highest), the ends of dependency runs, properties."""
-    user = [i for i in run if not _FOREIGN.search(lines[i])]
+    user = [i for i in run if not _foreign(lines[i], home)]
     for k, i in enumerate(user):
         p = HIGH if k == 0 or k == len(user) - 1 else MID
         mark(i, p)

@@ -21,6 +21,7 @@ from klipui.shrink.reducers._patterns import (
     Lines,
     command_matches,
     finish,
+    line_regex,
     sample,
 )
 
@@ -32,7 +33,7 @@ _COMMAND = re.compile(
     r"|gradlew|dotnet\s+test|ctest|node\s+--test|bun\s+test|deno\s+test|test)\b"
 )
 
-_SUMMARY = re.compile(
+_SUMMARY = line_regex(
     r"^(?:"
     r"=+ .*\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b.*=+"
     r"|=+ (?:no tests ran|short test summary info)\b.*"
@@ -58,10 +59,9 @@ _SUMMARY = re.compile(
     r"|FAILURES!$"
     r"|\d+ (?:passed|failed)(?:, \d+ \w+)*(?: in [\d.]+m?s)?$"
     r")",
-    re.M,
 )
 
-_HEADER = re.compile(
+_HEADER = line_regex(
     r"^(?:"
     r"(?P<pytest>_{3,} \S.* _{3,})$"
     r"|(?P<mocha> {2}\d+\) \S.*)"
@@ -73,15 +73,13 @@ _HEADER = re.compile(
     r"|(?P<surefire>(?:\[ERROR\] )?\S+.* <<< (?:FAILURE|ERROR)!)$"
     r"|(?P<unittest>(?:FAIL|ERROR): \w+ \(.*\))"
     r")",
-    re.M,
 )
 
-_SECTION = re.compile(r"^(?:={5,}|-{5,} Captured|failures:$|Failures:$)", re.M)
+_SECTION = line_regex(r"^(?:={5,}|-{5,} Captured|failures:$|Failures:$)")
 
-_FAIL_LINE = re.compile(
+_FAIL_LINE = line_regex(
     r"^(?:\s*(?:[✗×✕✖]|FAIL(?:ED)?\b|not ok\b)|.*\s(?:FAILED|ERROR)\s*(?:\[\s*\d+%\])?$"
     r"|test \S+.* \.\.\. FAILED$|.*<<< (?:FAILURE|ERROR)!$)",
-    re.M,
 )
 _PASS_LINE = re.compile(
     r"^(?:\s*(?:[✓√✔]|PASS(?:ED)?\b|ok\s)|.*\sPASSED\b|test \S+.* \.\.\. ok$|\s*--- PASS:"
@@ -91,7 +89,8 @@ _STRONG = re.compile(
     r"^(?:=+ .*\d+ (?:passed|failed)|\s*\d+ (?:passing|failing)|test result: "
     r"|(?:\[\w+\] )?Tests run:"
     r"|\s*Tests:? .*\d+ (?:passed|failed)|# (?:pass|fail) \d+|(?:ok|FAIL)\s+\S+\s+[\d.]+s"
-    r"|Ran \d+ tests? in |\d+ examples?, \d+ failures?|=+ FAILURES =+|Test Suites:)"
+    r"|Ran \d+ tests? in |\d+ examples?, \d+ failures?|=+ FAILURES =+|Test Suites:"
+    r"|\d+ (?:passed|failed)\b)"
 )
 
 _PYTEST_E = re.compile(r"^E(?: |$)")
@@ -99,7 +98,7 @@ _MESSAGE = re.compile(
     r"^\s*(?:[\w.$]*(?:Error|Exception|Failure|Failed|Fault)\b[:\s!]|Error:|panic:"
     r"|thread '.*' panicked"
     r"|.*\bpanicked at\b|note: test did not panic|AssertionError|assertion\b.*\bfailed"
-    r"|(?:error|message|failureType):\s|Expected\b|expect\(|E {3})"
+    r"|(?:error|message):\s|Expected\b|expect\(|E {3})"
 )
 _DETAIL = re.compile(
     r"^\s*(?:left|right|expected|actual|received|Expected|Received|Difference|diff)\s*:"
@@ -112,6 +111,8 @@ _FOREIGN = re.compile(
     r"|java\.base/|org\.junit|org\.apache\.maven|sun\.reflect|jdk\.internal|site-packages"
     r"|/usr/lib/|runtime/|testing\.go|__rust_|rust_begin_unwind"
 )
+
+_PANIC = line_regex(r"^(?:panic: |fatal error: )")
 
 _MAX_BLOCK = 400
 
@@ -166,6 +167,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     stops = sorted({i for i, _ in headers} | set(summary_lines) | set(lines.hits(_SECTION)))
     _mark_blocks(lines, headers, stops, mark)
 
+    for i in lines.hits(_PANIC):
+        mark(i, HIGH)
     if not headers:
         for i in lines.hits(_FAIL_LINE):
             mark(i, MID)
@@ -201,6 +204,8 @@ def _mark_blocks(lines: Lines, headers: list[tuple[int, str]], stops: list[int],
         if kind == "pytest":
             _mark_pytest(text_lines, start + 1, end, mark)
             continue
+        if kind == "go":
+            _mark_go_run(text_lines, start, mark)
         seen_message = False
         seen_location = False
         seen_frame = False
@@ -238,6 +243,26 @@ def _mark_blocks(lines: Lines, headers: list[tuple[int, str]], stops: list[int],
                 seen_location = True
                 continue
             mark(i, LOW)
+
+
+_GO_RUN = re.compile(r"^\s*=== (?:RUN|CONT|PAUSE)\s+(\S+)")
+_GO_MESSAGE = re.compile(r"^\s+\S+\.go:\d+: ")
+
+
+def _mark_go_run(lines: list[str], header: int, mark) -> None:
+    """`go test -v` prints a test's messages between its `=== RUN` and `--- FAIL` lines."""
+    test = lines[header].split("--- FAIL:", 1)[1].split()[0]
+    first = True
+    for j in range(header - 1, max(-1, header - 300), -1):
+        m = _GO_RUN.match(lines[j])
+        if m and m.group(1) == test:
+            break
+        if _GO_MESSAGE.match(lines[j]) or lines[j].lstrip().startswith("panic:"):
+            mark(j, MID)
+            first_line = j
+            first = False
+    if not first:
+        mark(first_line, HIGH)
 
 
 _PYTEST_LOCATION = re.compile(r"^\S+:\d+: ")
