@@ -78,3 +78,25 @@ def big_result_session(path: Path, lines: int = 150_000) -> Path:
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     return path
+
+
+def tool_result_session(path: Path, result: str, command: str = "pytest -v") -> Path:
+    """A generic-messages session of one turn: a bash call and its result `result`."""
+    rows = [
+        {"role": "user", "content": "run the tests"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": json.dumps({"command": command})},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": result},
+        {"role": "assistant", "content": "Here is what failed."},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path

@@ -94,7 +94,9 @@ class ShrunkSource:
             gutter, style = "Σ".rjust(self.digits), self.styles["summary"]
         else:
             gutter, style = "…".rjust(self.digits), self.styles["marker"]
-        text = Text.assemble((gutter + "│", self.styles["gutter"]), (self.lines[row], style))
+        text = Text.assemble(
+            (gutter + "│", self.styles["gutter"]), (self.lines[row].expandtabs(4), style)
+        )
         text.no_wrap = True
         text.end = ""
         text.truncate(width)
@@ -120,7 +122,7 @@ class OriginalSource:
         state = self.line_map.state(row) if self.line_map is not None else "kept"
         mark = {"kept": "▌", "capped": "▐", "summary": "Σ"}.get(state, " ")
         style = self.styles["dropped"] if state == "dropped" else self.styles[state]
-        line = self.lines[row]
+        line = self.lines[row].expandtabs(4)
         text = Text.assemble(
             (f"{row + 1:>{self.digits}}", self.styles["gutter"]),
             (mark, self.styles["mark-" + state]),
