@@ -661,3 +661,67 @@ def test_repeated_chunk_lines_do_not_repeat_blocks(tmp_path: Path) -> None:
     assert [e.data["callId"] for e in session.events if e.type == "tool/call"] == ["toolu_5"]
     assert session.turns[0].completed
     assert raised(session) + b"\n" == path.read_bytes()
+
+
+@st.composite
+def rewound_conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Turns that sometimes restart from an earlier reply (Esc-Esc rewinds), in file order."""
+    values: list[dict[str, Any]] = []
+    replies: list[str] = []
+    tip: str | None = None
+    for number in range(draw(st.integers(1, 7))):
+        parent = tip
+        if replies and draw(st.integers(0, 2)) == 0:
+            parent = draw(st.sampled_from([None, *replies]))
+        values.append(_user(f"u{number}", parent, f"prompt {number}"))
+        last = f"u{number}"
+        if draw(st.booleans()):
+            use = {"type": "tool_use", "id": f"t{number}", "name": "Bash", "input": {}}
+            values.append(_assistant(f"c{number}", last, f"mc{number}", [use]))
+            result = {"type": "tool_result", "tool_use_id": f"t{number}", "content": "ok"}
+            values.append(_user(f"r{number}", f"c{number}", [result]))
+            last = f"r{number}"
+        values.append(_assistant(f"a{number}", last, f"m{number}", _text(f"reply {number}")))
+        replies.append(f"a{number}")
+        tip = f"a{number}"
+    return values
+
+
+@settings(max_examples=60, deadline=None)
+@given(rewound_conversations())
+def test_current_branch_is_the_chain_from_the_last_line(values: list[dict[str, Any]]) -> None:
+    """Lines on the chain from the last line are shown; lines hanging off it are branch events;
+    a tree with another root (a rewind to the very start) stays shown (documented limit)."""
+    import tempfile
+
+    parents = {v["uuid"]: v["parentUuid"] for v in values}
+    path: list[str] = []
+    node: str | None = values[-1]["uuid"]
+    while node is not None:
+        path.append(node)
+        node = parents[node]
+    on_path = set(path)
+    with tempfile.TemporaryDirectory() as folder:
+        session = open_session(write_lines(Path(folder) / "rewind.jsonl", values))
+        shown = [
+            session.records[i].value["uuid"]
+            for e in session.events
+            if not e.ignorable and e.type in ("user/message", "assistant/message", "tool/result")
+            for i in record_indexes(e)
+        ]
+        branch = [e.data["uuid"] for e in session.events if e.type == "claude/branch"]
+        detached = {v["uuid"] for v in values if _root_of(v["uuid"], parents) != path[-1]}
+        assert set(shown) == on_path | detached
+        assert set(branch) == {v["uuid"] for v in values} - on_path - detached
+        typed = [u for u in shown if u.startswith("u")]
+        assert len(session.turns) == len(typed)
+        assert (
+            raised(session) + b"\n"
+            == write_lines(Path(folder) / "again.jsonl", values).read_bytes()
+        )
+
+
+def _root_of(uuid: str, parents: dict[str, str | None]) -> str:
+    while parents[uuid] is not None:
+        uuid = parents[uuid]
+    return uuid
