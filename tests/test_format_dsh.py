@@ -200,3 +200,19 @@ def test_project_key_and_encoded_id() -> None:
         dsh.encode_id("")
     path = dsh.session_path(Path("/r"), "/w", "s-1", zstd=False)
     assert path == Path("/r/--w--/s-1/session.jsonl")
+
+
+def test_raw_lines_come_from_the_file_unless_it_changed(tmp_path: Path) -> None:
+    source = next(p for p in DSH_SAMPLES if p.name == "multi-turn.jsonl")
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(source.read_bytes())
+    session = open_session(path)
+    assert session.raw is None
+    with path.open("ab") as out:  # appended live: the offsets still hold
+        out.write(b'{"type":"todo/write","seq":71,"time":1,"data":{}}\n')
+    assert raised(session, session.events) == source.read_bytes()
+
+    session = open_session(path)
+    path.write_bytes(source.read_bytes())  # rewritten, shorter
+    with pytest.raises(ValueError, match="changed since it was read"):
+        raised(session, session.events)

@@ -17,9 +17,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import mmap
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -34,6 +35,9 @@ HEAD_BYTES = 256 * 1024
 """Default bound of a head read (decompressed bytes)."""
 HEAD_LINES = 400
 _READ_CHUNK = 1 << 20
+_RELEASE_EVERY = 8 << 20
+"""Bytes decoded between two hand-backs of mapped pages."""
+Buffer = bytes | mmap.mmap
 _ZSTD_BATCH = 1 << 20
 """Decompressed bytes per zstd frame after the header frame, when writing."""
 
@@ -46,8 +50,9 @@ class Loaded:
     problems: list[Problem]
     compression: str | None
     """"zstd" when the file was zstd-compressed, else None."""
-    data: bytes
-    """The decompressed content; `Record.offset/length` index it."""
+    data: bytes | None
+    """The decompressed content that `Record.offset/length` index; None for a plain file,
+    whose records the offsets index directly."""
 
 
 @dataclass(slots=True)
@@ -127,7 +132,7 @@ def decode_line(line: bytes | memoryview) -> Any:
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError as error:
-        first_error = error
+        first_reason = _short_reason(error)  # not the error itself: its frames hold `line`
     raw = bytes(line)
     try:
         text = raw.decode("utf-8")
@@ -136,7 +141,7 @@ def decode_line(line: bytes | memoryview) -> Any:
     try:
         value = json.loads(text)
     except ValueError:
-        raise ValueError(f"invalid JSON: {_short_reason(first_error)}") from None
+        raise ValueError(f"invalid JSON: {first_reason}") from None
     # Here for lone surrogate escapes or integers beyond 64 bits, which only the stdlib takes.
     return _without_lone_surrogates(value) if "\\u" in text else value
 
@@ -169,53 +174,62 @@ def _kind_name(value: Any) -> str:
 
 
 def parse_lines(
-    data: bytes, path: str, *, start: int = 0, limit: int | None = None
+    data: Buffer,
+    path: str,
+    *,
+    start: int = 0,
+    limit: int | None = None,
+    release: Callable[[int], None] | None = None,
 ) -> tuple[list[Record], list[Problem], int, int]:
-    """Cut `data` into lines from byte `start` and decode them.
+    """Cut `data` (bytes or an mmap) into lines from byte `start` and decode them.
 
     Returns (records, problems, lines seen, end offset). With `limit`, stops after that many
     lines; a last line without a newline counts only when the whole of `data` was meant to be
     read (`limit` None), and is then reported as truncated when it does not decode.
+    `release(offset)` is called every few MB: everything before `offset` has been decoded.
     """
     records: list[Record] = []
     problems: list[Problem] = []
-    view = memoryview(data)
     loads = orjson.loads
     find = data.find
     size = len(data)
     pos = start
-    if pos == 0 and data.startswith(BOM):
+    if pos == 0 and data[: len(BOM)] == BOM:
         pos = len(BOM)
     number = 0
-    while pos < size and (limit is None or number < limit):
-        end = find(b"\n", pos)
-        has_newline = end >= 0
-        if not has_newline:
-            if limit is not None:
-                break
-            end = size
-        number += 1
-        stop = end - 1 if end > pos and data[end - 1] == 13 else end
-        try:
-            value = loads(view[pos:stop])
-        except orjson.JSONDecodeError:
-            value = _slow_line(view[pos:stop], path, number, has_newline, problems)
-            if value is None:
-                pos = end + 1
-                continue
-        if type(value) is dict:
-            records.append(Record(number, pos, stop - pos, value))
-        else:
-            problems.append(Problem(path, number, f"not a JSON object ({_kind_name(value)})"))
-        pos = end + 1
+    next_release = pos + _RELEASE_EVERY
+    with memoryview(data) as view:
+        while pos < size and (limit is None or number < limit):
+            end = find(b"\n", pos)
+            has_newline = end >= 0
+            if not has_newline:
+                if limit is not None:
+                    break
+                end = size
+            number += 1
+            stop = end - 1 if end > pos and data[end - 1] == 13 else end
+            try:
+                value = loads(view[pos:stop])
+            except orjson.JSONDecodeError:
+                value = _slow_line(data[pos:stop], path, number, has_newline, problems)
+                if value is None:
+                    pos = end + 1
+                    continue
+            if type(value) is dict:
+                records.append(Record(number, pos, stop - pos, value))
+            else:
+                problems.append(Problem(path, number, f"not a JSON object ({_kind_name(value)})"))
+            pos = end + 1
+            if release is not None and pos >= next_release:
+                release(pos)
+                next_release = pos + _RELEASE_EVERY
     return records, problems, number, min(pos, size)
 
 
 def _slow_line(
-    line: memoryview, path: str, number: int, has_newline: bool, problems: list[Problem]
+    raw: bytes, path: str, number: int, has_newline: bool, problems: list[Problem]
 ) -> Any:
     """Decode a line orjson refused: blank, surrogates, or bad (then a Problem and None)."""
-    raw = bytes(line)
     if not raw.strip():
         return None
     try:
@@ -245,14 +259,43 @@ def paused_gc() -> Iterator[None]:
 
 
 def read_jsonl(path: Path | str) -> Loaded:
-    """Read a whole JSONL file (zstd or plain): every good line a Record, each bad one a Problem."""
+    """Read a whole JSONL file (zstd or plain): every good line a Record, each bad one a Problem.
+
+    A plain file is memory-mapped and its pages are handed back to the OS as soon as they are
+    decoded, so that peak memory is the decoded records, not the records plus the file; its
+    `Loaded.data` is then None (the records' offsets index the file itself). A zstd file is
+    decompressed in memory and `Loaded.data` holds the decompressed bytes.
+    """
     path = Path(path)
-    data, compression, broken = read_bytes(path)
-    with paused_gc():
-        records, problems, _, _ = parse_lines(data, str(path))
-    if broken:
-        problems.append(Problem(str(path), 0, broken))
-    return Loaded(records, problems, compression, data)
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size == 0 or is_zstd(handle.read(4)) or not hasattr(mmap, "MADV_DONTNEED"):
+            mapped = None
+        else:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    if mapped is None:
+        data, compression, broken = read_bytes(path)
+        with paused_gc():
+            records, problems, _, _ = parse_lines(data, str(path))
+        if broken:
+            problems.append(Problem(str(path), 0, broken))
+        return Loaded(records, problems, compression, data)
+    released = 0
+
+    def release(offset: int) -> None:
+        nonlocal released
+        upto = offset - offset % mmap.PAGESIZE
+        if upto > released:
+            mapped.madvise(mmap.MADV_DONTNEED, released, upto - released)
+            released = upto
+
+    try:
+        with paused_gc():
+            records, problems, _, _ = parse_lines(mapped, str(path), release=release)
+    finally:
+        with contextlib.suppress(BufferError):  # a view still held: the GC closes it later
+            mapped.close()
+    return Loaded(records, problems, None, None)
 
 
 def read_head(path: Path | str, max_bytes: int = HEAD_BYTES, max_lines: int = HEAD_LINES) -> Head:

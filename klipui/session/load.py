@@ -28,6 +28,7 @@ def open_session(path: Path | str) -> Session:
 
 def _open(path: Path) -> Session:
     try:
+        stat = path.stat()
         loaded = read_jsonl(path)
     except OSError as error:
         raise SessionUnreadable(f"{path}: {error.strerror or error}") from None
@@ -40,6 +41,7 @@ def _open(path: Path) -> Session:
     session = module.lower(path, loaded.records, loaded.problems)
     session.raw = loaded.data
     session.compression = loaded.compression
+    session.source_stat = (stat.st_size, stat.st_mtime_ns)
     return session
 
 

@@ -130,17 +130,36 @@ class Session:
     subagents: list[Path] = field(default_factory=list)
     """Files of sub-agent sessions spawned from this one (Claude Code `agent-*.jsonl`, ...)."""
     raw: bytes | None = field(default=None, repr=False)
-    """The decompressed file content that `Record.offset/length` index (set by `open_session`)."""
+    """The decompressed content that `Record.offset/length` index: set for zstd files; for plain
+    files None until `record_bytes` first needs it (the offsets index the file itself)."""
+    source_stat: tuple[int, int] | None = None
+    """(size, mtime_ns) of the file when it was read."""
 
     def record_bytes(self, index: int) -> bytes:
-        """The native bytes of record `index`, without newline: copied from `raw` when it is
-        there, else the record's value re-encoded as compact JSON."""
+        """The native bytes of record `index`, without newline.
+
+        Taken from `raw`, which is read from the file on first use when it is a plain file that
+        is unchanged or only appended to since it was read (ValueError otherwise); the record's
+        value re-encoded as compact JSON when there is no file to read.
+        """
         record = self.records[index]
+        if self.raw is None and self.compression is None and self.source_stat is not None:
+            self.raw = self._reread()
         if self.raw is not None:
             return self.raw[record.offset : record.offset + record.length]
         import orjson
 
         return orjson.dumps(record.value)
+
+    def _reread(self) -> bytes:
+        import os
+
+        with open(self.path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            size, mtime = self.source_stat or (0, 0)
+            if stat.st_size < size or (stat.st_size == size and stat.st_mtime_ns != mtime):
+                raise ValueError(f"{self.path}: changed since it was read; open it again")
+            return handle.read(size)
 
     @property
     def header_events(self) -> list[Event]:
