@@ -47,6 +47,8 @@ BUILTIN_ORDER = (
     "install",
     "log",
     "tree",
+    "grep",
+    "outline",
     "repeat",
     "semantic",
     "size",
@@ -561,6 +563,16 @@ def _semantic_pieces(
     return blocks, True
 
 
+def _adds_nothing(pieces: Sequence[_Piece], n: int) -> bool:
+    """True for a plan that keeps every line and ranks none above another."""
+    covered = 0
+    for piece in pieces:
+        if piece.summary is not None or piece.start != covered:
+            return False
+        covered = piece.end
+    return covered == n and len({p.priority for p in pieces}) <= 1
+
+
 class _Fit(NamedTuple):
     pieces: list[_Piece]
     suffix: str
@@ -582,16 +594,8 @@ def _fit(
     pieces = _pieces(plan, lines, layout)
     if not pieces:
         return None
-    if name != "size":
-        if (
-            len(pieces) == 1
-            and pieces[0].summary is None
-            and pieces[0].end - pieces[0].start == len(lines)
-        ):
-            return None
-        full_chars, _ = _total(pieces, layout)
-        if full_chars - 1 >= len(lines.text) and layout.cap <= 0:
-            return None
+    if name != "size" and _adds_nothing(pieces, len(lines)):
+        return None
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction)

@@ -61,7 +61,7 @@ def records(lines: list[str], delimiter: str) -> Iterator[tuple[int, int, int]]:
         yield start, i, total
 
 
-def find_delimiter(lines: list[str]) -> tuple[str, int] | None:
+def find_delimiter(lines: list[str], min_columns: int = 3) -> tuple[str, int] | None:
     """The delimiter and column count that fit most of these lines, or None."""
     best: tuple[float, str, int] | None = None
     for delimiter in DELIMITERS:
@@ -70,9 +70,14 @@ def find_delimiter(lines: list[str]) -> tuple[str, int] | None:
             continue
         columns, hits = counts.most_common(1)[0]
         share = hits / sum(counts.values())
-        if columns >= 2 and share >= MIN_SHARE and (best is None or share > best[0]):
+        if columns >= min_columns and share >= MIN_SHARE and (best is None or share > best[0]):
             best = (share, delimiter, columns)
     return (best[1], best[2]) if best else None
+
+
+def _min_columns(hint: Hint) -> int:
+    """Two columns only for a file named .csv/.tsv: `cat -n` and log timestamps have two."""
+    return 2 if (hint.path or "").lower().endswith((".csv", ".tsv")) else 3
 
 
 def detect(text: str, hint: Hint) -> bool:
@@ -82,13 +87,13 @@ def detect(text: str, hint: Hint) -> bool:
     path = (hint.path or "").lower()
     if not path.endswith((".csv", ".tsv")) and len(lines) < MIN_LINES_WITHOUT_PATH:
         return False
-    return find_delimiter(lines) is not None
+    return find_delimiter(lines, _min_columns(hint)) is not None
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     lines = split_lines(text)
     sample = [line for line in sample_lines(text, 60, 0) if line.strip()]
-    found = find_delimiter(sample)
+    found = find_delimiter(sample, _min_columns(hint))
     if found is None:
         return None
     delimiter, columns = found
