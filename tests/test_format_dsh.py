@@ -170,6 +170,12 @@ def test_sniff_and_info(path: Path) -> None:
     assert info.session_id == session.session_id
 
 
+def test_header_only_files() -> None:
+    header = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "delegationDepth": 0}
+    assert dsh.sniff([header])
+    assert not dsh.sniff([{**header, "version": 3}])  # a pi v3 header
+
+
 def test_other_agents_are_not_dsh() -> None:
     for path in sample_files():
         if path.parent.name != "dsh":

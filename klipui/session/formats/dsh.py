@@ -51,8 +51,9 @@ def _is_header(value: Any) -> bool:
 
 
 def sniff(values: Sequence[Any]) -> bool:
-    """A `session` header with a version and id, followed by SessionEvents or packed rows."""
-    if not values or not _is_header(values[0]) or "version" not in values[0]:
+    """A `session` header of version 0 (the only one the harness writes; pi's `session`
+    headers are versions 1-3), followed by SessionEvents or packed rows."""
+    if not values or not _is_header(values[0]) or values[0].get("version") != 0:
         return False
     for value in values[1:4]:
         if not isinstance(value, dict):
