@@ -112,16 +112,15 @@ def kept_records(events: Iterable[Event]) -> list[int]:
 
 
 def raw_lines(session: Session, indexes: Sequence[int]) -> dict[int, bytes]:
-    """The exact bytes (no newline) of the records at `indexes`, read from the session file."""
+    """The exact bytes (no newline) of the records at `indexes`: through `Session.record_bytes`
+    for a session opened from its file (ValueError when the file changed since), else read
+    from `session.path` directly."""
     out: dict[int, bytes] = {}
     if not indexes:
         return out
+    if session.raw is not None or session.source_stat is not None:
+        return {index: session.record_bytes(index) for index in indexes}
     records = session.records
-    if session.raw is not None:
-        return {
-            i: session.raw[records[i].offset : records[i].offset + records[i].length]
-            for i in indexes
-        }
     if session.compression:
         from klipui.session.jsonl import read_bytes
 
