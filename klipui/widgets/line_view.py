@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
@@ -147,3 +149,21 @@ class LineView(ScrollView, can_focus=True):
 
     def action_scroll_up(self) -> None:
         self.scroll_up(animate=False)
+
+
+class TextRows:
+    """Ready-made one-line `Text`s as rows (reports, lists)."""
+
+    def __init__(self, rows: list[Text], console: Console) -> None:
+        self.rows = rows
+        self.console = console
+
+    def row_count(self, width: int) -> int:
+        return len(self.rows)
+
+    def render_row(self, row: int, width: int, base: Style) -> Strip:
+        text = self.rows[row].copy()
+        text.no_wrap = True
+        text.end = ""
+        text.truncate(width)
+        return Strip(Segment.apply_style(list(text.render(self.console)), base), None)

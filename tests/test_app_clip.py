@@ -1,0 +1,118 @@
+"""Pilot tests of clipping: the preview (turns, drops, validation, target, title) and the write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_support import copy_samples, make_app, settle, wait_for
+
+from klipui.screens.clip import ClipScreen
+from klipui.screens.session import SessionScreen
+from klipui.screens.sessions import SessionsScreen, SessionTable
+from klipui.session import open_session
+from klipui.widgets.turn_list import TurnList
+
+
+async def _session(pilot, app) -> SessionScreen:
+    await settle(pilot, app)
+    screen = app.screen
+    assert isinstance(screen, SessionScreen)
+    await wait_for(pilot, lambda: screen.session is not None)
+    return screen
+
+
+async def _preview(pilot, app) -> ClipScreen:
+    await pilot.press("k")
+    await settle(pilot, app)
+    clip = app.screen
+    assert isinstance(clip, ClipScreen)
+    await wait_for(pilot, lambda: clip.plan is not None or clip.error is not None)
+    return clip
+
+
+async def test_preview_then_write_opens_the_child_under_its_parent(tmp_path: Path) -> None:
+    (parent,) = copy_samples(tmp_path, ["dsh/permission-policy-context.jsonl"])
+    before = set(tmp_path.rglob("*"))
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _session(pilot, app)
+        assert len(screen.session.turns) == 4
+        await pilot.press("down", "space", "down", "down", "space")  # turns 2 and 4
+        clip = await _preview(pilot, app)
+        plan = clip.plan
+        assert plan is not None and plan.ok
+        assert plan.turns == {2: 1, 4: 2}
+        assert plan.selection == "2, 4"
+        summary = str(clip.query_one("#clip-summary").render())
+        assert f"KLIP {screen.session.title}" in summary
+        assert str(plan.path) in summary
+        assert "✓ valid" in summary
+        rows = [str(r) for r in clip.query_one("#clip-details").source.rows]
+        assert any("2 → 1" in r for r in rows) and any("4 → 2" in r for r in rows)
+        assert set(tmp_path.rglob("*")) == before  # a preview writes nothing
+        await pilot.press("w")
+        await settle(pilot, app)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen.path == plan.path
+        )
+        child = app.screen
+        await wait_for(pilot, lambda: child.session is not None)
+        assert plan.path.exists() and plan.path.parent == parent.parent
+        assert len(child.session.turns) == 2
+        assert child.session.title == f"KLIP {screen.session.title}"
+        assert [t.prompt for t in child.session.turns] == [
+            screen.session.turns[1].prompt,
+            screen.session.turns[3].prompt,
+        ]
+        await pilot.press("q")
+        await pilot.pause()
+        sessions = app.screen_stack[1]
+        assert isinstance(sessions, SessionsScreen)
+        table = sessions.query_one(SessionTable)
+        keys = [str(k.value) for k in table.rows]
+        assert keys.index(str(plan.path)) == keys.index(str(parent)) + 1
+        assert "└" in str(table.get_row(str(plan.path))[0])
+
+
+async def test_escape_leaves_without_writing(tmp_path: Path) -> None:
+    (parent,) = copy_samples(tmp_path, ["dsh/multi-turn.jsonl"])
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _session(pilot, app)
+        await pilot.press("a")
+        clip = await _preview(pilot, app)
+        assert clip.plan is not None
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionScreen)
+        assert sorted(p.name for p in tmp_path.iterdir()) == [parent.name]
+
+
+async def test_clip_needs_a_selection(tmp_path: Path) -> None:
+    (parent,) = copy_samples(tmp_path, ["dsh/multi-turn.jsonl"])
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _session(pilot, app)
+        assert not screen.query_one(TurnList).selected
+        await pilot.press("k")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionScreen)
+
+
+async def test_interval_bar_selection_feeds_the_clip(tmp_path: Path) -> None:
+    (parent,) = copy_samples(tmp_path, ["pi/pi_large-session_v1.jsonl"])
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _session(pilot, app)
+        await pilot.press("colon", *"-3..", "enter")
+        turns = screen.query_one(TurnList)
+        count = len(screen.session.turns)
+        assert turns.selected == {count - 2, count - 1, count}
+        clip = await _preview(pilot, app)
+        if clip.plan is not None:
+            assert set(clip.plan.turns) <= turns.selected
+            assert clip.plan.selection == f"{count - 2}..{count}"
+        else:  # the engine refuses turns it cannot clip; the screen says why
+            assert clip.error
+            assert "Cannot clip" in str(clip.query_one("#clip-summary").render())
+        assert open_session(parent).turns  # the parent is untouched and still reads
