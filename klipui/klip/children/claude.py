@@ -58,6 +58,13 @@ def build(source: ChildSource) -> ChildBody:
         where = _lines(session, summaries)
         notes.append(f"the parent's summary line(s) {where} give way to the KLIP title")
     kept = sorted(kept_set - set(summaries))
+    traps = _leaf_traps(session, values, kept)
+    if traps:
+        kept = [i for i in kept if i not in traps]
+        notes.append(
+            f"dropped {len(traps)} line(s) after the kept conversation (abandoned branch or "
+            "unreadable) that Claude Code would take as the leaf to resume from"
+        )
     blockers = _blockers(values, kept)
     namespace = uuid.UUID(source.child_id)
     uuids = _uuid_map(values, kept, namespace)
@@ -141,6 +148,26 @@ def _complete_tool_pairs(values: list[Any], kept: set[int], notes: list[str]) ->
     if orphans:
         notes.append(f"dropped {len(orphans)} tool result line(s) whose tool call was not kept")
     return kept - orphans
+
+
+def _leaf_traps(session: Session, values: list[Any], kept: list[int]) -> set[int]:
+    """Kept user/assistant lines after the last line of the kept conversation: lines of an
+    abandoned branch or unreadable ones, which Claude Code would otherwise resume from."""
+    branch = {e.origin for e in session.events if e.type == "claude/branch"}
+
+    def chain_line(index: int) -> bool:
+        value = values[index]
+        return value.get("type") in ("user", "assistant") and not value.get("isSidechain")
+
+    good = [i for i in kept if chain_line(i) and i not in branch and _readable(values[i])]
+    last = good[-1] if good else -1
+    return {i for i in kept if i > last and chain_line(i)}
+
+
+def _readable(value: dict[str, Any]) -> bool:
+    """A line whose message Claude Code can read (it crashes on one without content)."""
+    message = value.get("message")
+    return isinstance(message, dict) and isinstance(message.get("content"), str | list)
 
 
 def _blockers(values: list[Any], kept: list[int]) -> list[str]:
