@@ -77,6 +77,7 @@ def test_generated_messages_files(tmp_path: Path) -> None:
 
 def test_demo_sessions_export() -> None:
     paths = demo_files()
+    assert len(paths) == 5
     for path in paths:
         assert_valid(path)
 
