@@ -1,0 +1,150 @@
+"""`klipui shrink [FILE|-]`: shrink a tool output to a budget, keeping what its shape says."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from klipui.cli import UsageError
+
+DEFAULT_CHARS = 50_000
+DEFAULT_LINES = 2_000
+BINARY_PROBE = 8192
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "shrink",
+        help="shrink a tool output (file or stdin) to a budget, shape-aware",
+        description=(
+            "Shrink a big tool output to a budget: recognise its shape (tests, diff, build, json,"
+            " ...), keep the lines that matter, count every omission, save the original."
+            " Without --max-chars the budget is 50,000 characters and 2,000 lines."
+        ),
+    )
+    parser.add_argument("file", nargs="?", default="-", metavar="FILE", help="input (- = stdin)")
+    parser.add_argument("--max-chars", type=int, metavar="N", help="budget in characters")
+    parser.add_argument("--max-lines", type=int, metavar="N", help="budget in lines (0: none)")
+    parser.add_argument("--max-line-chars", type=int, default=0, metavar="N", help="cap long lines")
+    parser.add_argument("--tool", metavar="T", help="the tool that produced it (bash, grep, read)")
+    parser.add_argument("--command", metavar="C", help="the command that produced it")
+    parser.add_argument("--path", metavar="P", help="the file it was read from")
+    parser.add_argument("--query", metavar="Q", help="the current goal, for the semantic reducer")
+    parser.add_argument("--exit-code", type=int, metavar="N", help="the command's exit code")
+    parser.add_argument("--only", metavar="A,B", help="try only these reducers, in this order")
+    parser.add_argument("--disable", metavar="X,Y", help="skip these reducers")
+    parser.add_argument("--reducers", metavar="DIR", help="a folder of extra reducer modules")
+    spill = parser.add_mutually_exclusive_group()
+    spill.add_argument("--spill-dir", metavar="D", help="where the original is saved")
+    spill.add_argument("--no-spill", action="store_true", help="do not save the original")
+    parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    parser.set_defaults(func=run)
+
+
+def _names(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def _read(source: str) -> tuple[bytes, str]:
+    if source == "-":
+        return sys.stdin.buffer.read(), "stdin"
+    path = Path(source)
+    try:
+        return path.read_bytes(), str(path)
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder, not a file") from None
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except OSError as error:
+        raise UsageError(f"{path}: {error.strerror or error}") from None
+
+
+def _check_names(names: list[str] | None, known: set[str], option: str) -> None:
+    unknown = sorted(set(names or ()) - known)
+    if unknown:
+        raise UsageError(
+            f"{option}: unknown reducer {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    from klipui.shrink import Budget, FileSpillStore, Hint, builtin_reducers, load_reducers, shrink
+    from klipui.shrink.pipeline import MIN_CHARS
+
+    max_chars = DEFAULT_CHARS if args.max_chars is None else args.max_chars
+    if args.max_lines is not None:
+        max_lines = args.max_lines
+    else:
+        max_lines = DEFAULT_LINES if args.max_chars is None else 0
+    if max_chars < 0 or max_lines < 0 or args.max_line_chars < 0:
+        raise UsageError("budgets must be 0 (no limit) or positive")
+    if 0 < max_chars < MIN_CHARS:
+        raise UsageError(f"--max-chars must be 0 (no limit) or at least {MIN_CHARS}")
+    extra: list[Any] = []
+    if args.reducers:
+        try:
+            extra = load_reducers(args.reducers)
+        except ValueError as error:
+            raise UsageError(f"--reducers: {error}") from None
+    known = {m.name for m in builtin_reducers()} | {m.name for m in extra}
+    only, disable = _names(args.only), _names(args.disable)
+    _check_names(only, known, "--only")
+    _check_names(disable, known, "--disable")
+
+    data, origin = _read(args.file)
+    if b"\0" in data[:BINARY_PROBE]:
+        print(f"klipui: {origin}: looks like binary data (NUL bytes); not shrunk", file=sys.stderr)
+        return 1
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        text = data.decode("utf-8", "surrogateescape")
+        print(
+            f"klipui: warning: {origin}: not valid UTF-8 (byte {error.start}); "
+            "undecodable bytes are kept as they are",
+            file=sys.stderr,
+        )
+    store = None if args.no_spill else FileSpillStore(args.spill_dir)
+    hint = Hint(args.tool, args.command, args.path, args.query, args.exit_code)
+    result = shrink(
+        text,
+        hint,
+        Budget(max_chars, max_lines, args.max_line_chars),
+        spill=store,
+        only=only,
+        disable=disable,
+        extra=extra,
+    )
+    out = sys.stdout.buffer
+    if args.json:
+        import json
+
+        record = {
+            "content": result.content,
+            "reduced": result.reduced,
+            "strategy": result.strategy,
+            "note": result.note,
+            "locator": result.locator,
+            "stats": {
+                "input_chars": result.stats.input_chars,
+                "input_lines": result.stats.input_lines,
+                "output_chars": result.stats.output_chars,
+                "output_lines": result.stats.output_lines,
+                "kept_lines": result.stats.kept_lines,
+                "dropped_lines": result.stats.dropped_lines,
+            },
+            "kept": [list(span) for span in result.kept],
+        }
+        payload = json.dumps(record, ensure_ascii=True) + "\n"
+        out.write(payload.encode("ascii"))
+    else:
+        content = result.content
+        if content and not content.endswith("\n"):
+            content += "\n"
+        out.write(content.encode("utf-8", "surrogateescape"))
+    out.flush()
+    return 0

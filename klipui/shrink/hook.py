@@ -1,0 +1,282 @@
+"""The agent hook: shrink a tool result before the model sees it, keeping the original on disk.
+
+`on_tool_result(result, config)` follows the truncation-plugin contract of the seed design:
+
+1. `config.truncation` false: the result is returned untouched.
+2. `result.truncated` already set (the tool handled it): untouched.
+3. `result.is_error`: untouched, unless `config.shrink_errors` (then shrunk as a failed command,
+   which keeps both ends and the failure lines).
+4. Only text parts are measured and shrunk; image (and any other) parts pass through.
+5. Text within the limits (`<=` on characters and lines): not shrunk, `truncated=False`.
+6. Over: shrunk, the original spilled, `truncated=True`, `output_path` = the spilled file.
+7. The spill folder is created when missing; a failed write is logged and the shrunk text is
+   returned without `output_path`.
+
+Configuration comes from `~/.config/klipui/config.toml`, then a project `.klipui.toml`, then
+arguments, each overriding the one before; keys live in a `[shrink]` table (a top-level
+`truncation = false` is honoured too).
+"""
+
+from __future__ import annotations
+
+import logging
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from klipui.shrink.pipeline import load_reducers, shrink
+from klipui.shrink.plan import Budget, Hint
+from klipui.shrink.spill import FileSpillStore
+
+log = logging.getLogger("klipui.shrink.hook")
+
+PROJECT_FILE = ".klipui.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class HookConfig:
+    truncation: bool = True
+    max_chars: int = 50_000
+    max_lines: int = 2_000
+    max_line_chars: int = 0
+    shrink_errors: bool = False
+    spill: bool = True
+    spill_dir: str | None = None
+    """Where originals go (default: `<user data dir>/spill`)."""
+    spill_max_age_hours: float = 24.0
+    only: tuple[str, ...] | None = None
+    disable: tuple[str, ...] = ()
+    reducers: str | None = None
+    """A folder of extra reducer modules."""
+    query: str | None = None
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What a tool returns to the agent (field names as in the seed design)."""
+
+    llm_content: str | list[dict[str, Any]]
+    is_error: bool = False
+    truncated: bool | None = None
+    output_path: str | None = None
+    tool: str | None = None
+    command: str | None = None
+    path: str | None = None
+    query: str | None = None
+    exit_code: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Other fields of the record, passed through unchanged."""
+
+
+class ConfigError(ValueError):
+    """A configuration file or value that cannot be used."""
+
+
+def user_config_file() -> Path:
+    """`~/.config/klipui/config.toml` (honours XDG_CONFIG_HOME)."""
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("klipui", appauthor=False)) / "config.toml"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: {error}") from error
+    except OSError as error:
+        raise ConfigError(f"{path}: {error.strerror or error}") from error
+    table = dict(data.get("shrink", {})) if isinstance(data.get("shrink", {}), dict) else {}
+    if "truncation" in data and "truncation" not in table:
+        table["truncation"] = data["truncation"]
+    return table
+
+
+def _apply(config: HookConfig, values: Mapping[str, Any], origin: str) -> HookConfig:
+    known = {f.name: f for f in fields(HookConfig)}
+    changes: dict[str, Any] = {}
+    for key, value in values.items():
+        name = key.replace("-", "_")
+        if name not in known:
+            raise ConfigError(f"{origin}: unknown key {key!r} (known: {', '.join(sorted(known))})")
+        if value is None:
+            continue
+        default = getattr(HookConfig(), name)
+        if name in ("only", "disable"):
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{origin}: {key} must be a list of reducer names")
+            value = tuple(value)
+        elif isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ConfigError(f"{origin}: {key} must be true or false")
+        elif isinstance(default, int) and not isinstance(default, bool):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"{origin}: {key} must be a whole number >= 0")
+        elif isinstance(default, float):
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ConfigError(f"{origin}: {key} must be a positive number")
+            value = float(value)
+        elif not isinstance(value, str):
+            raise ConfigError(f"{origin}: {key} must be a string")
+        changes[name] = value
+    return replace(config, **changes)
+
+
+def load_config(
+    project_dir: str | Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    user_file: Path | None = None,
+) -> HookConfig:
+    """User file, then `<project_dir>/.klipui.toml` (default: working folder), then overrides."""
+    config = HookConfig()
+    user = user_file or user_config_file()
+    if user.is_file():
+        config = _apply(config, _read_toml(user), str(user))
+    project = Path(project_dir or Path.cwd()) / PROJECT_FILE
+    if project.is_file():
+        config = _apply(config, _read_toml(project), str(project))
+    if overrides:
+        config = _apply(config, overrides, "arguments")
+    return config
+
+
+def _text_parts(content: str | list[dict[str, Any]]) -> list[tuple[int | None, str]]:
+    if isinstance(content, str):
+        return [(None, content)]
+    return [
+        (i, part["text"])
+        for i, part in enumerate(content)
+        if isinstance(part, dict)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
+    ]
+
+
+def _shares(sizes: Sequence[int], total: int) -> list[int]:
+    """Split `total` over parts of these sizes: small parts keep their size, big ones share."""
+    if not total:
+        return [0] * len(sizes)
+    shares = [0] * len(sizes)
+    pending = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    left = total
+    while pending:
+        fair = left // len(pending)
+        i = pending[0]
+        if sizes[i] <= fair:
+            shares[i] = sizes[i]
+            left -= sizes[i]
+            pending.pop(0)
+            continue
+        for j in pending:
+            shares[j] = max(1, fair)
+        break
+    return shares
+
+
+def on_tool_result(result: ToolResult, config: HookConfig | None = None) -> ToolResult:
+    """Shrink `result` when it is over the limits (see the module docstring for the rules)."""
+    config = config or HookConfig()
+    if not config.truncation or result.truncated is not None:
+        return result
+    if result.is_error and not config.shrink_errors:
+        return result
+    parts = _text_parts(result.llm_content)
+    if not parts:
+        return result
+    texts = [text for _, text in parts]
+    total_chars = sum(len(t) for t in texts) + max(0, len(texts) - 1)
+    total_lines = sum(t.count("\n") + (0 if t.endswith("\n") else 1) for t in texts if t)
+    over_chars = bool(config.max_chars) and total_chars > config.max_chars
+    over_lines = bool(config.max_lines) and total_lines > config.max_lines
+    if not (over_chars or over_lines):
+        return replace(result, truncated=False)
+
+    store = None
+    if config.spill:
+        store = FileSpillStore(config.spill_dir, max_age=config.spill_max_age_hours * 3600)
+    extra = load_reducers(config.reducers) if config.reducers else ()
+    exit_code = result.exit_code
+    if result.is_error and exit_code in (None, 0):
+        exit_code = 1
+    hint = Hint(
+        tool=result.tool,
+        command=result.command,
+        path=result.path,
+        query=result.query or config.query,
+        exit_code=exit_code,
+    )
+    char_shares = _shares([len(t) for t in texts], config.max_chars)
+    line_shares = _shares([t.count("\n") + 1 for t in texts], config.max_lines)
+    new_texts: list[str] = []
+    output_path: str | None = None
+    for text, chars, lines in zip(texts, char_shares, line_shares, strict=True):
+        budget = Budget(max(chars, 80) if chars else 0, max(lines, 2) if lines else 0)
+        budget = Budget(budget.max_chars, budget.max_lines, config.max_line_chars)
+        out = shrink(
+            text, hint, budget, spill=store, only=config.only, disable=config.disable, extra=extra
+        )
+        if out.reduced and out.locator is None and store is not None:
+            log.warning("could not save the full output: %s", out.note)
+        if out.locator and store is not None and output_path is None:
+            output_path = str(store.path_for(out.locator))
+        new_texts.append(out.content)
+
+    if isinstance(result.llm_content, str):
+        content: str | list[dict[str, Any]] = new_texts[0]
+    else:
+        content = list(result.llm_content)
+        for (index, _), text in zip(parts, new_texts, strict=True):
+            assert index is not None
+            content[index] = {**content[index], "text": text}
+    return replace(result, llm_content=content, truncated=True, output_path=output_path)
+
+
+_ALIASES = {
+    "llmContent": "llm_content",
+    "isError": "is_error",
+    "outputPath": "output_path",
+    "exitCode": "exit_code",
+    "toolName": "tool",
+    "tool_name": "tool",
+}
+
+
+def result_from_record(record: Mapping[str, Any]) -> tuple[ToolResult, bool]:
+    """A ToolResult from a JSON record (snake_case or camelCase keys); True when camelCase."""
+    camel = any(key in record for key in ("llmContent", "isError", "outputPath"))
+    values: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    known = {f.name for f in fields(ToolResult)} - {"extra"}
+    for key, value in record.items():
+        name = _ALIASES.get(key, key)
+        if name in known:
+            values[name] = value
+        else:
+            extra[key] = value
+    content = values.get("llm_content", values.pop("content", None))
+    if not isinstance(content, str | list):
+        raise ConfigError("a tool result needs llm_content: a string or a list of parts")
+    values["llm_content"] = content
+    arguments = extra.get("args") if isinstance(extra.get("args"), dict) else {}
+    values.setdefault("command", arguments.get("command"))
+    values.setdefault("path", arguments.get("file_path") or arguments.get("path"))
+    return ToolResult(**values, extra=extra), camel
+
+
+def apply_to_record(record: Mapping[str, Any], result: ToolResult, camel: bool) -> dict[str, Any]:
+    """`record` with the fields the hook may change taken from `result`, keys in its style."""
+    updated = dict(record)
+    content_key = "llmContent" if camel else ("llm_content" if "llm_content" in record else None)
+    if content_key is None:
+        content_key = "content" if "content" in record else "llm_content"
+    updated[content_key] = result.llm_content
+    if result.truncated is not None:
+        updated["truncated"] = result.truncated
+    if result.output_path is not None:
+        updated["outputPath" if camel else "output_path"] = result.output_path
+    return updated
