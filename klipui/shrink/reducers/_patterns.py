@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
+from klipui.shrink.text import marker
 
 TOP = 100
 """Summary lines of the tool itself (`10 failed, 684 passed`, `BUILD FAILURE`)."""
@@ -27,6 +28,10 @@ FLOOR = 5
 
 MARKER_SLACK = 2
 """Extra characters allowed per marker, in case the pipeline words it slightly longer."""
+
+
+MAX_MISSES = 500
+"""Consecutive candidates that do not fit after which a nearly full budget stops the search."""
 
 
 class Lines:
@@ -200,9 +205,18 @@ class Fitter:
         return True
 
     def add_all(self, cands: list[Cand]) -> None:
-        """Try every candidate, highest priority first (earlier first among equals)."""
+        """Try the candidates, highest priority first (earlier first among equals).
+
+        Once the budget is nearly spent, a long run of candidates that do not fit ends the
+        search, so that huge inputs with thousands of candidates stay fast."""
+        misses = 0
         for cand in sorted(cands, key=lambda c: (-c.priority, c.start)):
-            self.try_add(cand)
+            if self.try_add(cand):
+                misses = 0
+            else:
+                misses += 1
+                if misses >= MAX_MISSES and self.room() < 200:
+                    break
 
     def add_summary(self, rows: list[str], where: tuple[int, int] | None = None) -> bool:
         """Replace the largest gap (or `where`, a gap) by its marker followed by as many `rows`
@@ -213,30 +227,37 @@ class Fitter:
         if not gaps or not rows:
             return False
         start, end = max(gaps, key=lambda g: (g[1] - g[0], -g[0]))
-        head = f"... {self.lines.chars(start, end):,} characters, {end - start:,} lines omitted ..."
-        if end - start == 1:
-            head = head.replace(" 1 lines ", " 1 line ")
+        head = marker(self.lines.chars(start, end), end - start)
+        base = Cand(start, end, MID, (head,))
+        if not self._fits_replacing(base):
+            return False
+        room = self.max_chars - self._total_with(base)[0]
+        rows_left = self.max_lines - self._total_with(base)[1]
         chosen: list[str] = []
         for row in rows:
-            trial = Cand(start, end, MID, (head, *chosen, row))
-            if self._fits_replacing(trial):
-                chosen.append(row)
-            else:
+            cost = len(row) + 1
+            if cost > room or rows_left < 1:
                 break
+            chosen.append(row)
+            room -= cost
+            rows_left -= 1
         if not chosen:
             return False
         return self.try_add(Cand(start, end, MID, (head, *chosen)))
 
     def _fits_replacing(self, cand: Cand) -> bool:
+        chars, count = self._total_with(cand)
+        return chars <= self.max_chars and count <= self.max_lines
+
+    def _total_with(self, cand: Cand) -> tuple[int, int]:
+        """Characters and lines of the output if `cand` (inside a gap) were added."""
         i = bisect_left(self.sel_starts, cand.start)
         left, right = self.sel[i - 1], self.sel[i]
         gc, gl = self._gap(left.end, right.start)
         ac, al = self._gap(left.end, cand.start)
         bc, bl = self._gap(cand.end, right.start)
         pc, pl = self._cost(cand)
-        chars = self.chars - gc + ac + bc + pc
-        count = self.nlines - gl + al + bl + pl
-        return chars <= self.max_chars and count <= self.max_lines
+        return self.chars - gc + ac + bc + pc, self.nlines - gl + al + bl + pl
 
     def gaps(self) -> list[tuple[int, int]]:
         """The omitted ranges (before gap filling) between the selected pieces."""
@@ -342,3 +363,17 @@ LOG_LINE = re.compile(
 def is_log_line(line: str) -> bool:
     """Whether `line` starts like a log record."""
     return LOG_LINE.match(line) is not None
+
+
+def lines_containing(lines: Lines, needles: tuple[str, ...]) -> list[int]:
+    """Indices of the lines holding any of `needles` (plain substring search, fast)."""
+    text = lines.text
+    starts = lines.starts
+    found: set[int] = set()
+    for needle in needles:
+        pos = text.find(needle)
+        while pos != -1:
+            i = bisect_right(starts, pos) - 1
+            found.add(i)
+            pos = text.find(needle, starts[i + 1])
+    return sorted(found)

@@ -9,6 +9,7 @@ it notable); each run of routine commits between them becomes a marker and one s
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ from klipui.shrink.reducers._patterns import (
     command_matches,
     finish,
     line_regex,
+    lines_containing,
     sample,
 )
 
@@ -39,6 +41,7 @@ _NOTABLE = re.compile(
 )
 _STAT_FILE = re.compile(r"^ \S.* \| +(\d+) ")
 _STAT_TOTAL = re.compile(r"^ \d+ files? changed")
+_BIG_STAT = line_regex(r"^ \S[^|\n]*\| +[1-9]\d{2,} ")
 _DATE = re.compile(r"^Date:\s+\w{3} (\w{3}) (\d+) [\d:]+ (\d{4})")
 _AUTHOR = re.compile(r"^Author:\s+(.*?)\s*<")
 BIG_CHANGE = 300
@@ -82,9 +85,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         starts = lines.hits(_ONELINE)
     if len(starts) < 5:
         return None
-    commits = [
-        _parse(lines.lines, s, e, full) for s, e in zip(starts, [*starts[1:], n], strict=True)
-    ]
+    text_lines = lines.lines
+    ends = [*starts[1:], n]
+    commits = [_parse(text_lines, s, e, full) for s, e in zip(starts, ends, strict=True)]
+    for i in _notable_lines(lines, full):
+        k = bisect_right(starts, i) - 1
+        if k >= 0:
+            commits[k].notable.append(i)
     cands: list[Cand] = []
     extras: list[Cand] = []
     if starts[0] > 0:
@@ -101,13 +108,17 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             p = LOW + 3 - k
         else:
             continue
+        if full:
+            commit.total = _stat_total(text_lines, commit)
         cands.extend(_commit_cands(commit, p))
         if full and commit.subject is not None:
             extras.append(Cand(commit.start + 1, commit.subject, p - 5))
     fitter = Fitter(lines, budget)
     fitter.add_all(cands)
     for gap in fitter.gaps():
-        inside = [c for c in commits if gap[0] <= c.start and c.end <= gap[1]]
+        first = bisect_left(starts, gap[0])
+        stop = bisect_left(starts, gap[1])
+        inside = [c for c in commits[first:stop] if c.end <= gap[1]]
         if inside:
             fitter.add_summary([_describe(inside)], where=gap)
     fitter.add_all(extras)
@@ -115,15 +126,12 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 
 
 def _parse(lines: list[str], start: int, end: int, full: bool) -> _Commit:
+    """Author, date and subject from the first lines of a commit."""
     commit = _Commit(start, end)
     if not full:
         commit.subject = start
-        if _NOTABLE.search(lines[start]):
-            commit.notable.append(start)
         return commit
-    if "tag: " in lines[start]:
-        commit.notable.append(start)
-    for i in range(start + 1, end):
+    for i in range(start + 1, min(end, start + 10)):
         line = lines[i]
         if line.startswith("Author:"):
             m = _AUTHOR.match(line)
@@ -131,18 +139,63 @@ def _parse(lines: list[str], start: int, end: int, full: bool) -> _Commit:
         elif line.startswith("Date:"):
             m = _DATE.match(line)
             commit.date = f"{m.group(3)}-{m.group(1)}-{m.group(2)}" if m else line[5:].strip()
-        elif line.startswith("    "):
-            if commit.subject is None and line.strip():
-                commit.subject = i
-            if _NOTABLE.search(line):
-                commit.notable.append(i)
-        elif _STAT_TOTAL.match(line):
-            commit.total = i
-        else:
-            m = _STAT_FILE.match(line)
-            if m and int(m.group(1)) >= BIG_CHANGE:
-                commit.notable.append(i)
+        elif line.startswith("    ") and line.strip():
+            commit.subject = i
+            break
     return commit
+
+
+_NEEDLES = (
+    "elease",
+    "BREAKING",
+    "reaking",
+    "ecurity",
+    "SECURITY",
+    "CVE-",
+    "ulnerab",
+    "evert",
+    "otfix",
+    "ollback",
+    "nitial",
+    "tag: ",
+    " v1",
+    " v2",
+    " v3",
+    " v4",
+    " v5",
+    " v6",
+    " v7",
+    " v8",
+    " v9",
+    " v0",
+)
+
+
+def _notable_lines(lines: Lines, full: bool) -> list[int]:
+    """Commit message lines (or headers with tags) that mark a commit as notable, and `--stat`
+    lines of files with hundreds of changed lines."""
+    text_lines = lines.lines
+    found: list[int] = []
+    for i in lines_containing(lines, _NEEDLES):
+        line = text_lines[i]
+        if full and not (line.startswith("    ") or "tag: " in line):
+            continue
+        if _NOTABLE.search(line):
+            found.append(i)
+    if full:
+        for i in lines.hits(_BIG_STAT):
+            m = _STAT_FILE.match(text_lines[i])
+            if m and int(m.group(1)) >= BIG_CHANGE:
+                found.append(i)
+    return found
+
+
+def _stat_total(lines: list[str], commit: _Commit) -> int | None:
+    """The `N files changed` line of a commit's `--stat`, if any."""
+    for i in range(commit.end - 1, max(commit.start, commit.end - 60), -1):
+        if _STAT_TOTAL.match(lines[i]):
+            return i
+    return None
 
 
 def _commit_cands(commit: _Commit, p: int) -> list[Cand]:

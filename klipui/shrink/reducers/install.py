@@ -108,14 +108,16 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     seen: set[str] = set()
     block_priority = 0
     previous = FLOOR
+    noise_match = _NOISE.match
+    top_match = _TOP.match
     for i, line in enumerate(text_lines):
-        if _TOP.match(line):
-            p = TOP
-        elif _NOISE.match(line):
+        if noise_match(line) and not top_match(line):
             noise_kinds[_noise_kind(line)] += 1
             previous = 0
             block_priority = 0
             continue
+        if top_match(line):
+            p = TOP
         elif _ERROR.match(line):
             p = HIGH
         elif _WARNING.match(line):
@@ -148,13 +150,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     return finish(fitter.plan(), n)
 
 
-_KIND = re.compile(r"^\s*(npm \w+ \w+|go: \w+|[A-Za-z][\w-]*)")
-_BAR = re.compile(r"━|█|\d+% \||\d+(?:\.\d+)?/\d+(?:\.\d+)? [kMG]?B")
-
-
 def _noise_kind(line: str) -> str:
     """A short name for a progress line: `npm http fetch`, `Downloading`, `progress bar`."""
-    if _BAR.search(line) and not line.lstrip().startswith(("Downloading", "npm ")):
+    words = line.split(None, 3)
+    if not words:
+        return "progress"
+    if words[0] == "npm":
+        return " ".join(words[:3])
+    if "━" in line or "█" in line or "%" in words[0]:
         return "progress bar"
-    m = _KIND.match(line)
-    return m.group(1) if m else "progress"
+    return words[0] if words[0][:1].isalpha() else "progress"

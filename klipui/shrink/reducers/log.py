@@ -24,6 +24,7 @@ from klipui.shrink.reducers._patterns import (
     finish,
     is_log_line,
     line_regex,
+    lines_containing,
     sample,
     template,
 )
@@ -116,7 +117,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         key = template(_PREFIX.sub("", text_lines[i]))
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
-    for i in _lines_containing(lines, _KEYWORDS):
+    for i in lines_containing(lines, _KEYWORDS):
         key = "kw:" + template(_PREFIX.sub("", text_lines[i]))
         mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
         seen.add(key)
@@ -156,17 +157,3 @@ def _mark_continuation(lines: list[str], records: list[int], i: int, first: bool
             mark(j, MID)
         else:
             mark(j, LOW)
-
-
-def _lines_containing(lines: Lines, needles: tuple[str, ...]) -> list[int]:
-    """Indices of the lines holding any of `needles` (plain substring search, fast)."""
-    text = lines.text
-    starts = lines.starts
-    found: set[int] = set()
-    for needle in needles:
-        pos = text.find(needle)
-        while pos != -1:
-            i = bisect_right(starts, pos) - 1
-            found.add(i)
-            pos = text.find(needle, starts[i + 1])
-    return sorted(found)

@@ -70,7 +70,7 @@ _HEADER = line_regex(
     r"|(?P<tap>\s*not ok \d+\b.*)"
     r"|(?P<jest>\s*● \S.*)"
     r"|(?P<vitest>\s*FAIL\s+\S+.* > .*)"
-    r"|(?P<surefire>(?:\[ERROR\] )?\S+.* <<< (?:FAILURE|ERROR)!)$"
+    r"|(?P<surefire>(?:\[ERROR\] )?[^\s<][^<\n]* <<< (?:FAILURE|ERROR)!)$"
     r"|(?P<unittest>(?:FAIL|ERROR): \w+ \(.*\))"
     r")",
 )
@@ -154,7 +154,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     summary_lines = lines.hits(_SUMMARY)
     for i in summary_lines:
         mark(i, TOP)
-    for i in lines.hits(_SECTION):
+    sections = lines.hits(_SECTION)
+    for i in sections:
         mark(i, MID)
 
     headers: list[tuple[int, str]] = []
@@ -164,7 +165,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if kind == "surefire" and "Tests run:" in lines.lines[i]:
             continue
         headers.append((i, kind))
-    stops = sorted({i for i, _ in headers} | set(summary_lines) | set(lines.hits(_SECTION)))
+    stops = sorted({i for i, _ in headers} | set(summary_lines) | set(sections))
     _mark_blocks(lines, headers, stops, mark)
 
     for i in lines.hits(_PANIC):
@@ -174,9 +175,6 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, MID)
             for j in range(i + 1, min(n, i + 6)):
                 mark(j, LOW)
-    else:
-        for i in lines.hits(_FAIL_LINE):
-            mark(i, LOW)
 
     if not priority:
         return None
