@@ -252,7 +252,8 @@ def test_only_completed_turns() -> None:
     assert report.turn_count == 2
     assert report.turns == {1: 1, 2: 2}
     assert {e["data"].get("turn") for e in report.events if e["type"] == "turn/start"} == {1, 2}
-    assert all(d.reason == "turn" and d.turn == 3 for d in report.dropped)
+    assert all(d.reason == "incomplete" and d.turn == 3 for d in report.dropped)
+    assert str(report.dropped[0]).endswith("turn 3 never completed")
     assert reindex(log.events, "3") == [log.events[0]]
     last = reindex_report(log.events, "-1")
     assert last.turns == {2: 1}

@@ -36,7 +36,9 @@ _MISSING = object()
 REASON_NO_TURNS = "no-completed-turn"
 """The log has no `turn/end`: nothing is kept, header events included (as the reference)."""
 REASON_TURN = "turn"
-"""The event's turn is not selected (or was never completed)."""
+"""The event's turn is not selected."""
+REASON_INCOMPLETE = "incomplete"
+"""The event's turn never completed (it comes after the last `turn/end`), so it cannot be kept."""
 REASON_SKIP = "skip"
 """A skip-n or skip-till rule removed the event (compaction blocks, prunes)."""
 REASON_REFERENCE = "reference"
@@ -53,7 +55,7 @@ class Drop:
     turn: Any
     """The turn cursor when the event was met (0: header event)."""
     reason: str
-    """One of "no-completed-turn", "turn", "skip", "reference"."""
+    """One of "no-completed-turn", "turn", "incomplete", "skip", "reference"."""
     rule: str = ""
     """The rule that dropped it, e.g. "array sourceEventSeqs" or "skip-till compaction/end"."""
     detail: str = ""
@@ -62,6 +64,8 @@ class Drop:
         head = f"seq {self.seq} {self.type}"
         if self.reason == REASON_TURN:
             return f"{head}: turn {self.turn} not selected"
+        if self.reason == REASON_INCOMPLETE:
+            return f"{head}: turn {self.turn} never completed"
         if self.reason == REASON_NO_TURNS:
             return f"{head}: the session has no completed turn"
         return f"{head}: {self.rule}" + (f" — {self.detail}" if self.detail else "")
@@ -342,17 +346,17 @@ def _scan_log(
             stack.append(plan.skip_till)
         if count > 0:
             if drops is not None:
-                drops.append(_skip_drop(src, etype, turn, turn_map, "skip-n"))
+                drops.append(_skip_drop(src, etype, turn, turn_map, turn_count, "skip-n"))
             continue
         if stack:
             if etype == stack[-1]:
                 stack.pop()
             if drops is not None:
-                drops.append(_skip_drop(src, etype, turn, turn_map, "skip-till"))
+                drops.append(_skip_drop(src, etype, turn, turn_map, turn_count, "skip-till"))
             continue
         if turn != 0 and turn not in turn_map:
             if drops is not None:
-                drops.append(Drop(src.get("seq"), etype, turn, REASON_TURN))
+                drops.append(_unselected(src, etype, turn, turn_count))
             continue
         old = src.get("seq")
         new_seq = len(out)
@@ -378,12 +382,22 @@ def _scan_log(
     )
 
 
+def _unselected(src: Mapping[str, Any], etype: str, turn: Any, turn_count: int) -> Drop:
+    late = _is_number(turn) and turn > turn_count
+    return Drop(src.get("seq"), etype, turn, REASON_INCOMPLETE if late else REASON_TURN)
+
+
 def _skip_drop(
-    src: Mapping[str, Any], etype: str, turn: Any, turn_map: dict[Any, int], rule: str
+    src: Mapping[str, Any],
+    etype: str,
+    turn: Any,
+    turn_map: dict[Any, int],
+    turn_count: int,
+    rule: str,
 ) -> Drop:
     """A skipped event's drop; in an unselected turn, the selection is the reason that matters."""
     if turn != 0 and turn not in turn_map:
-        return Drop(src.get("seq"), etype, turn, REASON_TURN)
+        return _unselected(src, etype, turn, turn_count)
     return Drop(src.get("seq"), etype, turn, REASON_SKIP, rule)
 
 
