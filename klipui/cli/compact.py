@@ -1,0 +1,93 @@
+"""`klipui compact SESSION [--max-chars N]`: a child with every big tool result shrunk.
+
+Each tool result longer than N characters is replaced by its shrunk text, which ends with a
+spill locator for the full original (kept in the spill store, see `klipui spill`); nothing else
+changes. Prints each result replaced and the token estimate before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from klipui.cli import UsageError
+from klipui.cli.klip import fail, progress
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from klipui.klip.compact import DEFAULT_MAX_CHARS
+
+    parser = subparsers.add_parser(
+        "compact",
+        help="write a child session with every big tool result shrunk",
+        description=(
+            "Write a child of SESSION in which every tool result over --max-chars is replaced "
+            "by its shrunk text and a spill locator for the original; nothing else changes."
+        ),
+    )
+    parser.add_argument("session", metavar="SESSION", help="a session file")
+    parser.add_argument(
+        "--max-chars",
+        type=int,
+        default=DEFAULT_MAX_CHARS,
+        metavar="N",
+        help=f"shrink tool results longer than N characters (default {DEFAULT_MAX_CHARS})",
+    )
+    parser.add_argument("--spill-dir", metavar="DIR", help="keep the originals here")
+    parser.add_argument("--dry-run", action="store_true", help="report only; write nothing")
+    parser.add_argument("-o", "--output", metavar="PATH", help="write the child here instead")
+    parser.add_argument(
+        "--force", action="store_true", help="write even an invalid or refused child"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from klipui.klip.child import ClipError, write_child
+    from klipui.klip.compact import plan_compact
+    from klipui.shrink import FileSpillStore
+
+    if args.max_chars <= 0:
+        raise UsageError("--max-chars must be a positive number")
+    store = FileSpillStore(args.spill_dir, max_age=float("inf"))
+    try:
+        with progress(f"compacting {args.session}…"):
+            compacted = plan_compact(
+                args.session, max_chars=args.max_chars, spill=store, out=args.output
+            )
+    except ClipError as error:
+        return fail(str(error))
+    plan = compacted.plan
+    refused = None
+    if not args.dry_run:
+        try:
+            write_child(plan, force=args.force)
+        except ClipError as error:
+            refused = str(error)
+    if args.json:
+        print(json.dumps({**compacted.to_dict(), "error": refused}, indent=2, ensure_ascii=False))
+    else:
+        print(f"{plan.source} ({plan.format}): tool results over {args.max_chars} characters")
+        for item in compacted.replaced:
+            print(
+                f"  seq {item.seq} {item.tool}: {item.chars_before} → {item.chars_after} chars "
+                f"({item.strategy}) {item.locator or '(original not saved)'}"
+            )
+        if not compacted.replaced:
+            print("  none: the child equals the parent but for its ids")
+        for line in compacted.skipped:
+            print(f"  skipped: {line}", file=sys.stderr)
+        print(f"tokens: {compacted.tokens_before} → {compacted.tokens_after} (estimate)")
+        for blocker in plan.blockers:
+            print(f"agent: {blocker}")
+        for note in plan.notes:
+            print(f"note: {note}")
+        if plan.written:
+            print(f"written: {plan.path}")
+        elif args.dry_run:
+            print(f"would write: {plan.path} (dry run)")
+    if refused:
+        return fail(refused)
+    return 0

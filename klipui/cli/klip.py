@@ -1,0 +1,141 @@
+"""`klipui klip SESSION "1..3,7"`: write a child session holding the selected turns.
+
+Prints the turns kept (old → new), the events the cascade dropped with the rule that dropped
+each, the validation result, what the child writer repaired or adjusted, and the path written.
+Exit 1 with a one-line reason when the session cannot be read, the selection is unreadable
+(with a caret under the column) or keeps no turn, or the child is invalid or refused by its
+agent and `--force` was not given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+SHOWN = 20
+"""Dropped events and violations listed before "… N more"."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "klip",
+        help="write a child session holding the selected turns",
+        description=(
+            "Clip SESSION to the turns of SELECTION (e.g. '1..3, 7', '-5..', '.., not 2') and "
+            "write the child next to it, in the same format, never over an existing file."
+        ),
+    )
+    parser.add_argument("session", metavar="SESSION", help="a session file")
+    parser.add_argument("selection", metavar="SELECTION", help='turns to keep, e.g. "1..3, 7"')
+    parser.add_argument("--dry-run", action="store_true", help="report only; write nothing")
+    parser.add_argument("-o", "--output", metavar="PATH", help="write the child here instead")
+    parser.add_argument("--rules", metavar="FILE", help="extra rule cells (TOML) for the clip")
+    parser.add_argument(
+        "--force", action="store_true", help="write even an invalid or refused child"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(func=run)
+
+
+@contextmanager
+def progress(message: str, delay: float = 0.5) -> Iterator[None]:
+    """Print `message` on stderr when the block takes longer than `delay` seconds."""
+    timer = threading.Timer(delay, lambda: print(f"klipui: {message}", file=sys.stderr))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def fail(message: str) -> int:
+    print(f"klipui: {message}", file=sys.stderr)
+    return 1
+
+
+def run(args: argparse.Namespace) -> int:
+    from klipui.klip.child import ClipError, plan_child, write_child
+    from klipui.klip.interval import KIntervalError, parse_interval
+    from klipui.klip.rules import RulesError
+
+    try:
+        selection = parse_interval(args.selection)
+    except KIntervalError as error:
+        caret = "\n".join(error.render().splitlines()[:2])
+        return fail(f"invalid selection (column {error.column}): {error.message}\n{caret}")
+    try:
+        with progress(f"clipping {args.session}…"):
+            plan = plan_child(args.session, selection, rules=args.rules, out=args.output)
+    except (ClipError, RulesError) as error:
+        return fail(str(error))
+    refused = None
+    if not args.dry_run:
+        try:
+            with progress(f"writing {plan.path}…"):
+                write_child(plan, force=args.force)
+        except ClipError as error:
+            refused = str(error)
+    if args.json:
+        print(json.dumps({**plan.to_dict(), "error": refused}, indent=2, ensure_ascii=False))
+    else:
+        print_report(plan, args.dry_run)
+    if refused:
+        return fail(refused)
+    return 0
+
+
+def turn_runs(turns: dict[int, int]) -> str:
+    """`1→1, 3..5→2..4`: the turn map with runs collapsed."""
+    runs: list[list[int]] = []
+    for old, new in turns.items():
+        if runs and old == runs[-1][1] + 1 and new == runs[-1][3] + 1:
+            runs[-1][1], runs[-1][3] = old, new
+        else:
+            runs.append([old, old, new, new])
+    return ", ".join(f"{a}→{c}" if a == b else f"{a}..{b}→{c}..{d}" for a, b, c, d in runs)
+
+
+def print_report(plan: Any, dry_run: bool) -> None:
+    """The clip report as text."""
+    kept = len(plan.turns)
+    print(
+        f"{plan.source} ({plan.format}): selection {plan.selection!r} keeps {kept} of "
+        f"{plan.turn_count} completed turns"
+    )
+    for warning in plan.warnings:
+        print(f"  warning: {warning}")
+    print("turns kept (old → new): " + turn_runs(plan.turns))
+    if plan.dropped:
+        print(f"dropped by the rules ({len(plan.dropped)}):")
+        for drop in plan.dropped[:SHOWN]:
+            print(f"  {drop}")
+        if len(plan.dropped) > SHOWN:
+            print(f"  … {len(plan.dropped) - SHOWN} more")
+    else:
+        print("dropped by the rules: nothing")
+    if plan.violations:
+        print(f"validation: {len(plan.violations)} problem(s) new in the child:")
+        for violation in plan.violations[:SHOWN]:
+            print(f"  {violation}")
+    else:
+        print("validation: ok")
+    if plan.inherited:
+        count, first = len(plan.inherited), plan.inherited[0]
+        print(f"  ({count} problem(s) inherited from the parent, e.g. {first})")
+    for blocker in plan.blockers:
+        print(f"agent: {blocker}")
+    for note in plan.notes:
+        print(f"note: {note}")
+    size = f"{plan.kept_events} events, {len(plan.lines)} lines"
+    if plan.written:
+        print(f"written: {plan.path} ({size})")
+    elif dry_run:
+        print(f"would write: {plan.path} ({size}; dry run)")
+    else:
+        print(f"not written: {plan.path}")
