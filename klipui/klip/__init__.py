@@ -6,6 +6,7 @@ references died (rule tables in `rules`); `validate(events)` checks the result's
 tool pairs.
 """
 
+from klipui.klip.child import ChildPlan, ClipError, clip, plan_child, write_child
 from klipui.klip.interval import KInterval, KIntervalError, parse_interval
 from klipui.klip.reindex import Drop, ReindexReport, reindex, reindex_report
 from klipui.klip.rules import (
@@ -25,6 +26,8 @@ __all__ = [
     "DSH_REFERENCE_RULES",
     "DSH_RULES",
     "LOWERED_RULES",
+    "ChildPlan",
+    "ClipError",
     "Drop",
     "KInterval",
     "KIntervalError",
@@ -32,10 +35,13 @@ __all__ = [
     "RuleTable",
     "RulesError",
     "Violation",
+    "clip",
     "load_rules",
     "parse_interval",
+    "plan_child",
     "reindex",
     "reindex_report",
     "rules_for_format",
     "validate",
+    "write_child",
 ]
