@@ -10,9 +10,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from klipui.shrink import Budget, Hint, shrink
 from klipui.shrink.plan import Keep, Summary
+from klipui.shrink.text import split_lines
 from tests.conftest import corpus_cases
 
 KINDS = ("tests", "build", "lint", "stacktrace", "gitlog", "install", "log")
@@ -667,3 +670,84 @@ def test_yarn_and_pnpm_install() -> None:
         700,
         ['has unmet peer dependency "eslint@^8"', "success Saved lockfile.", "Done in 41.27s."],
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Robustness on arbitrary text
+
+
+_FRAGMENTS = (
+    "FAILED tests/test_x.py::test_y - AssertionError: boom",
+    "____ test_y ____",
+    "E       assert 1 == 2",
+    "tests/test_x.py:12: AssertionError",
+    "=== 1 failed, 3 passed in 0.1s ===",
+    "--- FAIL: TestX (0.00s)",
+    "not ok 3 - parses",
+    "  ---",
+    "  ...",
+    "  ● suite › case",
+    "src/a.ts(3,4): error TS2339: Property 'x' does not exist on type 'Y'.",
+    "error[E0308]: mismatched types",
+    "  --> src/main.rs:3:5",
+    "a.cpp:3:4: error: expected ';'",
+    "make: *** [Makefile:7: a.o] Error 1",
+    "F401 [*] `os` imported but unused",
+    "  --> pkg/a.py:1:8",
+    "pkg/a.py:1:0: C0114: Missing module docstring (missing-module-docstring)",
+    "  12:5  error  'x' is defined but never used  no-unused-vars",
+    "✖ 3 problems (3 errors, 0 warnings)",
+    "Traceback (most recent call last):",
+    '  File "/srv/app.py", line 3, in main',
+    "ValueError: bad",
+    "    at main (/srv/app.js:3:4)",
+    "\tat com.acme.App.main(App.java:3)",
+    "Caused by: java.lang.RuntimeException: x",
+    "\t... 3 more",
+    "panic: runtime error",
+    "goroutine 1 [running]:",
+    "commit 0123456789abcdef0123456789abcdef01234567",
+    "Author: A B <a@b.c>",
+    "Date:   Mon Jan 1 00:00:00 2024 +0000",
+    "    Release 1.0",
+    " src/a.py | 900 +++++",
+    "npm warn ERESOLVE overriding peer dependency",
+    "npm http fetch GET 200 https://registry.npmjs.org/x 12ms",
+    "Collecting requests",
+    "Successfully installed requests-2.0",
+    "added 3 packages in 1s",
+    "2024-01-01 00:00:00,000 ERROR app: failed",
+    "2024-01-01 00:00:00,001 INFO app: ok",
+    '127.0.0.1 - "GET / HTTP/1.1" 500 -',
+    "",
+    "   ",
+    "\t",
+    "é\u0301 combining",
+    "😀 emoji line",
+    "\r",
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=60)), min_size=1, max_size=120
+    ),
+    max_chars=st.integers(min_value=80, max_value=1_500),
+    crlf=st.booleans(),
+)
+def test_any_text_gives_a_valid_plan_within_budget(
+    rows: list[str], max_chars: int, crlf: bool
+) -> None:
+    text = ("\r\n" if crlf else "\n").join(r.replace("\n", " ") for r in rows)
+    n = len(split_lines(text))
+    budget = Budget(max_chars=max_chars)
+    for kind, module in REDUCERS.items():
+        module.detect(text, Hint())
+        plan = module.reduce(text, Hint(), budget)
+        last = 0
+        for piece in plan or []:
+            assert last <= piece.start <= piece.end <= n
+            last = piece.end
+        out = shrink(text, Hint(), budget, only=[kind])
+        assert len(out.content) <= max_chars

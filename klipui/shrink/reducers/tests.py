@@ -90,7 +90,7 @@ _STRONG = re.compile(
     r"|(?:\[\w+\] )?Tests run:"
     r"|\s*Tests:? .*\d+ (?:passed|failed)|# (?:pass|fail) \d+|(?:ok|FAIL)\s+\S+\s+[\d.]+s"
     r"|Ran \d+ tests? in |\d+ examples?, \d+ failures?|=+ FAILURES =+|Test Suites:"
-    r"|\d+ (?:passed|failed)\b)"
+    r"|\d+ (?:passed|failed)\b|Failed examples:|FAILED \(|Ran \d+ tests?)"
 )
 
 _PYTEST_E = re.compile(r"^E(?: |$)")
@@ -133,6 +133,8 @@ def detect(text: str, hint: Hint) -> bool:
     if strong and passes + fails >= 1:
         return True
     if strong >= 2:
+        return True
+    if strong and command_matches(hint.command, _COMMAND):
         return True
     if command_matches(hint.command, _COMMAND) and passes + fails >= 2:
         return True
