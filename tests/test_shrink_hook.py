@@ -139,7 +139,7 @@ def test_config_files_and_arguments(tmp_path: Path, sealed_home: Path) -> None:
     [
         ("[shrink]\nmax_chars = 'lots'\n", "whole number"),
         ("[shrink]\nbogus = 1\n", "unknown key"),
-        ("[shrink\n", ""),
+        ("[shrink\n", r"\.klipui\.toml"),
     ],
 )
 def test_bad_config_is_reported(tmp_path: Path, content: str, message: str) -> None:
