@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -105,3 +108,42 @@ def test_claude_demo_can_be_resumed() -> None:
     uuids = {v["uuid"] for v in values if "uuid" in v}
     assert all(v["parentUuid"] in uuids for v in values if v.get("parentUuid"))
     assert values[0]["type"] == "summary" and values[0]["leafUuid"] == values[-1]["uuid"]
+
+
+def _demo_of(agent: str) -> Path:
+    folder = {"claude": "claude", "codex": "codex", "pi": "pi", "dsh": "dsh"}[agent]
+    return next(p for p in PATHS if p.relative_to(SESSIONS).parts[0] == folder)
+
+
+@pytest.mark.real_agents
+@pytest.mark.parametrize("agent", ["claude", "codex", "pi", "dsh"])
+def test_real_agent_resumes_demo(agent: str, tmp_path: Path) -> None:
+    """The agent that owns the format accepts the demo and sends all four prompts, paired."""
+    from tests import fidelity_matrix
+
+    if not fidelity_matrix.installed(agent):
+        pytest.skip(f"{agent} is not installed (../shared/tools/install-agents.sh)")
+    path = _demo_of(agent)
+    if agent == "dsh":
+        # resume_check installs a dsh session under its temp project and keeps the header cwd;
+        # dsh refuses a file whose header cwd names another folder, so use its placeholder.
+        lines = path.read_bytes().split(b"\n", 1)
+        header = orjson.loads(lines[0])
+        header["cwd"] = "{{cwd}}"
+        path = tmp_path / "session.jsonl"
+        path.write_bytes(orjson.dumps(header) + b"\n" + lines[1])
+    env = {**os.environ, "KLIPUI_AGENTS": str(fidelity_matrix.agents_home())}
+    script = fidelity_matrix.tools_dir() / "resume_check.py"
+    done = subprocess.run(
+        [sys.executable, str(script), agent, str(path), "--json", "--timeout", "90"],
+        capture_output=True,
+        timeout=150,
+        env=env,
+        check=False,
+    )
+    report = json.loads(done.stdout)
+    assert report["accepted"], report.get("client")
+    conversation = report["conversation"]
+    prompts = [p for p in conversation["user_prompts"] if not p.startswith("resume-check")]
+    expected = [t.prompt for t in open_session(_demo_of(agent)).turns]
+    assert [p for p in prompts if p in expected] == expected
