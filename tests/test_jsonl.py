@@ -149,16 +149,27 @@ garbage = (
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.lists(st.one_of(good_values.map(lambda v: ("good", v)), garbage.map(lambda g: ("bad", g)))),
-    st.booleans(),
+line_items = st.one_of(
+    good_values.map(lambda v: ("good", v)),
+    garbage.map(lambda g: ("bad", g)),
+    st.sampled_from([b"", b"  ", b"\t", b"\r"]).map(lambda b: ("blank", b)),
 )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(line_items), st.booleans(), st.booleans(), st.booleans())
 def test_garbage_never_costs_a_good_line(
-    tmp_path_factory: pytest.TempPathFactory, items: list[tuple[str, object]], newline_end: bool
+    tmp_path_factory: pytest.TempPathFactory,
+    items: list[tuple[str, object]],
+    newline_end: bool,
+    crlf: bool,
+    zstd: bool,
 ) -> None:
+    ending = b"\r\n" if crlf else b"\n"
     lines = [orjson.dumps(x) if kind == "good" else x for kind, x in items]
-    data = b"\n".join(lines) + (b"\n" if newline_end else b"")
+    data = ending.join(lines) + (ending if newline_end else b"")
+    if zstd and data:
+        data = zstandard.ZstdCompressor().compress(data)
     path = tmp_path_factory.mktemp("g") / "s.jsonl"
     path.write_bytes(data)
     loaded = read_jsonl(path)
@@ -166,3 +177,7 @@ def test_garbage_never_costs_a_good_line(
     expected_bad = [n for n, (kind, _) in enumerate(items, start=1) if kind == "bad"]
     assert [(r.line, r.value) for r in loaded.records] == expected_good
     assert [p.line for p in loaded.problems] == expected_bad
+    content = loaded.data if loaded.data is not None else path.read_bytes()
+    for record in loaded.records:
+        raw = content[record.offset : record.offset + record.length]
+        assert orjson.loads(raw) == record.value
