@@ -30,10 +30,7 @@ def _section(node: DOMNode) -> str:
         for b in getattr(node, "BINDINGS", ())
         if isinstance(b, Binding) and b.description
     ]
-    if rows:
-        lines += ["| Key | Action |", "|---|---|"]
-        lines += [f"| `{keys}` | {b.description} |" for b, keys in rows]
-        lines.append("")
+    lines += [f"- `{keys}` {b.description}" for b, keys in rows]
     return "\n".join(lines)
 
 

@@ -54,13 +54,24 @@ def _discover_paths(sources: Sources) -> list[Path] | None:
     return list(sources.paths) if sources.paths else None
 
 
+def short_problem(info: SessionInfo) -> str:
+    """The problem of an unreadable file, without its own path (the row names the file)."""
+    problem = info.problem or "not a session file"
+    prefix = f"{info.path}:"
+    if problem.startswith(prefix):
+        rest = problem[len(prefix) :]
+        line, sep, reason = rest.partition(":")
+        return f"line {line}:{reason}" if sep and line.isdigit() else rest.strip()
+    return problem
+
+
 def matches(info: SessionInfo, needle: str) -> bool:
-    """True when the filter text occurs in the title, project, first prompt or file name."""
+    """True when every word of the filter occurs in the title, project, first prompt, file name
+    or agent."""
     if not needle:
         return True
-    haystack = " ".join(
-        x or "" for x in (info.title, info.project, info.first_prompt, info.path.name, info.cwd)
-    ).lower()
+    fields = (info.title, info.project, info.first_prompt, info.path.name, info.cwd, info.agent)
+    haystack = " ".join(x or "" for x in (*fields, info.format)).lower()
     return all(word in haystack for word in needle.lower().split())
 
 
@@ -280,8 +291,9 @@ class SessionsScreen(Screen[None]):
                 indent + branch,
                 ("⚠ ", "bold red"),
                 (info.path.name, "red"),
-                (f"  {info.problem or 'not a session file'}", "dim red"),
+                (f"  {short_problem(info)}", "dim red"),
             )
+            title.truncate(self.title_room + len(indent + branch) + 2, overflow="ellipsis")
         else:
             label = one_line(info.title or info.first_prompt or info.path.name, self.title_room)
             title = Text(indent + branch + label)
@@ -299,7 +311,8 @@ class SessionsScreen(Screen[None]):
     @property
     def title_room(self) -> int:
         """Characters of title that fit beside the other columns."""
-        return max(18, min(90, self.size.width - 82))
+        other = 64 if self.narrow else 84
+        return max(18, min(90, self.size.width - other))
 
     @property
     def narrow(self) -> bool:
