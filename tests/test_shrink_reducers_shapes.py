@@ -733,13 +733,14 @@ _FRAGMENTS = (
     rows=st.lists(
         st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=60)), min_size=1, max_size=120
     ),
-    max_chars=st.integers(min_value=80, max_value=1_500),
+    share=st.floats(min_value=0.05, max_value=0.9),
     crlf=st.booleans(),
 )
 def test_any_text_gives_a_valid_plan_within_budget(
-    rows: list[str], max_chars: int, crlf: bool
+    rows: list[str], share: float, crlf: bool
 ) -> None:
     text = ("\r\n" if crlf else "\n").join(r.replace("\n", " ") for r in rows)
+    max_chars = max(80, int(len(text) * share))
     n = len(split_lines(text))
     budget = Budget(max_chars=max_chars)
     for kind, module in REDUCERS.items():
