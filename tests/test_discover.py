@@ -6,11 +6,12 @@ import os
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 from conftest import SAMPLES, sample_files
 
 from klipui.session import discover as discover_module
-from klipui.session import open_session
+from klipui.session import open_session, read_info
 from klipui.session.discover import (
     InfoCache,
     cache_path,
@@ -144,3 +145,14 @@ def test_progress_is_reported(tmp_path: Path) -> None:
     )
     assert len(calls) == len(infos)
     assert calls[-1][0] == calls[-1][1]
+
+
+def test_first_line_longer_than_the_head_still_gives_an_info(tmp_path: Path) -> None:
+    lines = sample_files("dsh")[0].read_bytes().splitlines()
+    header = orjson.loads(lines[0])
+    header["agentPreset"] = {"notes": "n" * 5_000_000}
+    path = tmp_path / "long-header.jsonl"
+    path.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
+    info = read_info(path)
+    assert info.format == "dsh" and info.exact and info.problem is None
+    assert info.turns == len(open_session(path).turns)

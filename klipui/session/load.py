@@ -53,7 +53,8 @@ def read_info(path: Path | str) -> SessionInfo:
         head = read_head(path)
     except OSError as error:
         return SessionInfo(path=path, format=None, problem=error.strerror or str(error))
-    if head.complete:
+    if head.complete or not head.lines:
+        # The whole file was read, or its first line is longer than the head: read it all.
         return exact_info(path)
     module = detect_format(head.values)
     if module is None:
