@@ -269,3 +269,18 @@ def test_round_trip_and_turn_subsets(
         t.prompt for t, flag in zip(session.turns, keep * 10, strict=False) if flag
     ]
     assert all(e.source_event_seqs for e in child.events if e.type == "tool/result")
+
+
+def test_open_session_detects_messages(tmp_path: Path) -> None:
+    from klipui.session import open_session
+
+    rng = random.Random(5)
+    for name, values in (
+        ("o.jsonl", openai_conversation(rng, 2)),
+        ("a.jsonl", anthropic_conversation(rng, 2)),
+        ("c.jsonl", [{"messages": openai_conversation(rng, 2)}]),
+    ):
+        path = write(tmp_path / name, values)
+        session = open_session(path)
+        assert session.format == "messages" and len(session.turns) == 2
+        assert raised(session) == path.read_bytes()

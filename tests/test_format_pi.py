@@ -407,3 +407,22 @@ def test_random_trees(tmp_path: Path, values: list[dict[str, Any]]) -> None:
     for entry in raised_entries:
         assert entry["parentId"] is None or entry["parentId"] in seen
         seen.add(entry["id"])
+
+
+@pytest.mark.parametrize("path", PI_SAMPLES, ids=lambda p: p.name)
+def test_open_session_detects_pi_and_raises_from_raw(path: Path) -> None:
+    from klipui.session import open_session
+
+    session = open_session(path)
+    assert session.format == "pi" and session.source_stat is not None
+    assert raised(session) == path.read_bytes()
+    assert len(session.turns) == len(load(path).turns)
+
+
+def test_v3_tree_through_open_session(tmp_path: Path) -> None:
+    from klipui.session import open_session
+
+    path, _values = v3_file(tmp_path)
+    session = open_session(path)
+    assert session.format == "pi"
+    assert raised(session) == path.read_bytes()

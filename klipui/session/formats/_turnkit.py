@@ -297,12 +297,12 @@ class EventLog:
 
 
 def read_raw_lines(session: Session, indexes: Sequence[int]) -> dict[int, bytes]:
-    """The exact bytes of the records at `indexes` (no newline): from `Session.raw` when it is
-    there, else read from the session file at the records' offsets."""
+    """The exact bytes of the records at `indexes` (no newline): through `Session.record_bytes`
+    for a session from `open_session`, else read from the file at the records' offsets."""
     wanted = sorted(set(indexes))
     if not wanted:
         return {}
-    if session.raw is not None:
+    if session.raw is not None or session.source_stat is not None:
         return {index: session.record_bytes(index) for index in wanted}
     out: dict[int, bytes] = {}
     with Path(session.path).open("rb") as handle:
