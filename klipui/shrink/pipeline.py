@@ -310,9 +310,17 @@ def _drop_order(direction: str, index: int, count: int) -> float:
 
 
 def _drop_by_priority(
-    pieces: list[_Piece], layout: _Layout, max_chars: int, max_rows: int, direction: str
+    pieces: list[_Piece],
+    layout: _Layout,
+    max_chars: int,
+    max_rows: int,
+    direction: str,
+    relevance: Sequence[float] | None = None,
 ) -> list[_Piece]:
-    """Drop the least important pieces (never those of the top priority) until the plan fits."""
+    """Drop the least important pieces (never those of the top priority) until the plan fits.
+
+    Among equal priorities the least relevant to the query go first, then by `direction`.
+    """
     if not pieces:
         return pieces
     chars, rows = _total(pieces, layout)
@@ -321,7 +329,7 @@ def _drop_by_priority(
     count = len(pieces)
     top = max(p.priority for p in pieces)
     heap = [
-        (p.priority, _drop_order(direction, i, count), i)
+        (p.priority, relevance[i] if relevance else 0.0, _drop_order(direction, i, count), i)
         for i, p in enumerate(pieces)
         if p.priority < top
     ]
@@ -339,7 +347,7 @@ def _drop_by_priority(
         return layout.n if i >= count else pieces[i].start
 
     while heap and not _within(chars, rows, max_chars, max_rows):
-        _, _, i = heapq.heappop(heap)
+        i = heapq.heappop(heap)[-1]
         a, b = prev[i], nxt[i]
         piece = pieces[i]
         for gap_chars, gap_rows in (
@@ -563,6 +571,14 @@ def _semantic_pieces(
     return blocks, True
 
 
+def _relevance(pieces: Sequence[_Piece], lines: Lines, hint: Hint) -> list[float]:
+    """BM25 score of each piece against `hint.query` (summaries by the lines they stand for)."""
+    from klipui.shrink.reducers import semantic
+
+    spans = [(lines.starts[p.start], lines.starts[p.end]) for p in pieces]
+    return semantic.bm25(lines.text, spans, hint.query or "")
+
+
 def _adds_nothing(pieces: Sequence[_Piece], n: int) -> bool:
     """True for a plan that keeps every line and ranks none above another."""
     covered = 0
@@ -598,7 +614,8 @@ def _fit(
         return None
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
-    pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction)
+    relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
+    pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
     if _within(*_total(pieces, layout), max_chars, max_rows):
