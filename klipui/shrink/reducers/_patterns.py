@@ -14,6 +14,7 @@ from itertools import accumulate
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
 from klipui.shrink.text import marker
+from klipui.shrink.text import split as split_text
 
 TOP = 100
 """Summary lines of the tool itself (`10 failed, 684 passed`, `BUILD FAILURE`)."""
@@ -34,24 +35,39 @@ MAX_MISSES = 500
 """Consecutive candidates that do not fit after which a nearly full budget stops the search."""
 
 
-class Lines:
-    """The input split into lines (CRLF and LF), with character offsets for regex hits."""
+_ANSI = re.compile(
+    r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]"
+)
 
-    __slots__ = ("cost", "lines", "prefix", "starts", "text", "total_chars")
+
+class Lines:
+    """The input split into lines (CRLF and LF), with character offsets for regex hits.
+
+    Analysis (`text`, `lines`, `starts`) sees the text without terminal colour codes; costs
+    (`chars`, `raw`) count the lines as the pipeline will show them, codes included."""
+
+    __slots__ = ("cost_starts", "lines", "raw", "starts", "text", "total_chars")
 
     def __init__(self, text: str) -> None:
-        if "\r" in text:
+        shown = split_text(text)
+        self.raw: list[str] = shown.lines
+        """The lines as shown (colour codes kept)."""
+        self.cost_starts: list[int] = shown.starts
+        """Offsets in the original text (terminators as they are there, `\\r\\n` included)."""
+        if "\r" in text or "\x1b" in text:
             text = text.replace("\r\n", "\n")
+            if "\x1b" in text:
+                text = _ANSI.sub("", text)
+            lines = _split_plain(text)
+            self.starts: list[int] = [0, *accumulate(len(line) + 1 for line in lines)]
+        else:
+            lines = shown.lines
+            self.starts = [*shown.starts]
+            if lines and not text.endswith("\n"):
+                self.starts[-1] += 1
         self.text = text
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
         self.lines: list[str] = lines
-        lengths = [len(line) + 1 for line in lines]
-        self.starts: list[int] = [0, *accumulate(lengths)]
-        """Offset in `text` where line i starts; starts[n] is the end."""
-        self.prefix = self.starts
-        self.total_chars = self.starts[-1]
+        self.total_chars = self.cost_starts[-1]
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -61,8 +77,8 @@ class Lines:
         return bisect_right(self.starts, offset) - 1
 
     def chars(self, start: int, end: int) -> int:
-        """Characters of lines [start, end), newlines included."""
-        return self.starts[end] - self.starts[start]
+        """Characters of lines [start, end) as shown, newlines included."""
+        return self.cost_starts[end] - self.cost_starts[start]
 
     def hits(self, pattern: re.Pattern[str]) -> list[int]:
         """Indices of the lines where `pattern` matches (once a line, in order)."""
@@ -106,6 +122,12 @@ def sample(text: str, head: int = 12_000, tail: int = 6_000, windows: int = 3) -
 def _split(text: str) -> list[str]:
     if "\r" in text:
         text = text.replace("\r\n", "\n")
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    return _split_plain(text)
+
+
+def _split_plain(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -150,9 +172,9 @@ class Fitter:
     def _range(self, start: int, end: int) -> tuple[int, int]:
         chars = self.lines.chars(start, end)
         if self.cap > 0:
-            longest = max((len(x) for x in self.lines.lines[start:end]), default=0)
+            longest = max((len(x) for x in self.lines.raw[start:end]), default=0)
             if longest > self.cap:
-                chars = sum(min(len(x), self.cap + 24) + 1 for x in self.lines.lines[start:end])
+                chars = sum(min(len(x), self.cap + 24) + 1 for x in self.lines.raw[start:end])
         return chars, end - start
 
     def _gap(self, start: int, end: int) -> tuple[int, int]:
