@@ -154,3 +154,28 @@ async def test_unreadable_row_does_not_open(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, SessionsScreen)
+
+
+async def test_no_sessions_found_falls_back_to_the_demo() -> None:
+    from klipui.app import KlipuiApp, Sources
+    from klipui.demo import demo_paths
+
+    demo = demo_paths()
+    assert demo
+    app = KlipuiApp(Sources(), now=1_800_000_000.0)  # the sealed home has no sessions
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        assert {Path(k) for k in screen.infos} == set(demo)
+        assert any("demo" in n.message for n in app._notifications)
+
+
+async def test_demo_flag_lists_the_demo_sessions(tmp_path: Path) -> None:
+    from klipui.app import KlipuiApp, resolve_sources
+    from klipui.demo import demo_paths
+
+    app = KlipuiApp(resolve_sources([str(tmp_path)], demo=True), now=1_800_000_000.0)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        assert {Path(k) for k in app.screen.infos} == set(demo_paths())

@@ -150,7 +150,7 @@ def marker_arithmetic(original: str, shrunk: Shrunk) -> list[str]:
         shown = out_lines[index] if index < len(out_lines) else ""
         rows.append(
             f"out {index + 1:>5} {label}: input lines {span.start + 1:,}–{span.end:,} = "
-            f"{len(chunk):,} lines, {chars:,} characters  ⟵ {shown.strip()[:70]}"
+            f"{_plural(len(chunk), 'line')}, {_plural(chars, 'character')}  ⟵ {shown.strip()[:70]}"
         )
     total = shrunk.stats
     rows.append(
@@ -159,3 +159,7 @@ def marker_arithmetic(original: str, shrunk: Shrunk) -> list[str]:
         f"dropped {total.dropped_lines:,}"
     )
     return rows
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
