@@ -1,9 +1,9 @@
 """semantic: keep the blocks of lines most relevant to the agent's current goal (`hint.query`).
 
 Blocks are paragraphs (runs between blank lines) of at most `BLOCK_LINES` lines. Each block is
-scored by BM25 against the query's words (a query word also matches words it begins, so "fail"
-matches "failed"); the pipeline keeps the best blocks in their original order within the
-budget and writes a marker for every gap. Lexical only: no model is needed.
+scored by BM25 against the query's words (lightly stemmed; a query word also matches words it
+begins, so "failed" matches "failure"); the pipeline keeps the best blocks in their original
+order within the budget and writes a marker for every gap. Lexical only: no model is needed.
 """
 
 from __future__ import annotations
@@ -84,10 +84,21 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
+SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def _stem(word: str) -> str:
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
 def query_terms(query: str) -> list[str]:
-    """Lower-cased distinct words of the query, without stopwords and one-letter words."""
+    """Distinct lower-cased query words, lightly stemmed, without stopwords and one-letter words."""
     words = (w.lower() for w in _WORD.findall(query))
-    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
+    kept = (_stem(w) for w in words if len(w) > 1 and w not in STOPWORDS)
+    return list(dict.fromkeys(kept))
 
 
 def blocks(lines: Sequence[str], start: int, end: int) -> Iterator[tuple[int, int]]:
