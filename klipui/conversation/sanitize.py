@@ -28,7 +28,8 @@ MIN_BASE64 = 1024
 """Shortest base64 run (characters) that is replaced."""
 
 _DATA_URL = re.compile(r"data:([\w.+-]+/[\w.+-]+)?(?:;[\w=.-]+)*;base64,([A-Za-z0-9+/]+={0,2})")
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{64,}={0,2}")
+_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64,}={0,2}")
+"""A run of base64 characters, matched from its start only (no quadratic retries inside it)."""
 _MAGIC = (
     (b"\x89PNG", "image/png"),
     (b"\xff\xd8\xff", "image/jpeg"),
@@ -112,9 +113,12 @@ def _is_base64_blob(run: str, min_base64: int) -> bool:
 
 
 def sanitize_text(text: str, min_base64: int = MIN_BASE64) -> tuple[str, int]:
-    """`text` with base64 blobs and binary replaced, and how many replacements were made."""
-    if looks_binary(text):
-        return f"[binary content omitted: {human_size(len(text.encode('utf-8', 'replace')))}]", 1
+    """`text` with base64 blobs and binary replaced, and how many replacements were made.
+
+    Blobs are replaced first; text that then looks binary is replaced as a whole (its size is
+    that of the original), so that sanitising twice changes nothing more.
+    """
+    original = text
     count = 0
 
     def data_url(match: re.Match[str]) -> str:
@@ -137,6 +141,9 @@ def sanitize_text(text: str, min_base64: int = MIN_BASE64) -> tuple[str, int]:
     if len(text) >= min_base64:
         text = _DATA_URL.sub(data_url, text)
         text = _BASE64_RUN.sub(run, text)
+    if looks_binary(text):
+        size = len(original.encode("utf-8", "replace"))
+        return f"[binary content omitted: {human_size(size)}]", 1
     return text, count
 
 
