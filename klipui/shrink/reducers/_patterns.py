@@ -80,6 +80,12 @@ class Lines:
         """Characters of lines [start, end) as shown, newlines included."""
         return self.cost_starts[end] - self.cost_starts[start]
 
+    def grep(self, words: tuple[str, ...], pattern: re.Pattern[str]) -> list[int]:
+        """Lines holding one of `words` where `pattern` matches: a fast `hits` for patterns
+        whose every match contains one of the words."""
+        lines = self.lines
+        return [i for i in lines_containing(self, words) if pattern.match(lines[i])]
+
     def hits(self, pattern: re.Pattern[str]) -> list[int]:
         """Indices of the lines where `pattern` matches (once a line, in order)."""
         out: list[int] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from klipui.shrink.plan import Budget, Hint, Plan
 from klipui.shrink.reducers._patterns import (
@@ -36,21 +37,31 @@ _COMMAND = re.compile(
     r"|rubocop|shellcheck|hadolint|tslint|pycodestyle|pydocstyle|bandit|standard|xo|lint)\b"
 )
 
-_DIAG = line_regex(
-    r"^(?:"
-    r"(?P<ruff>(?P<ruff_code>[A-Z]{1,5}\d{2,4})(?: \[\*\])? \S.*)"
-    r"|(?P<pylint>[^\s:][^:\n]*:\d+:\d+: (?P<pylint_code>[CRWEFI]\d{4}): .*)"
-    r"|(?P<flake>[^\s:][^:\n]*:\d+:\d+: (?P<flake_code>[A-Z]{1,5}\d{1,4}) .*)"
-    r"|(?P<mypy>[^\s:][^:\n]*\.pyi?:\d+(?::\d+)?: (?P<mypy_sev>error|warning): .*?"
-    r"(?:  \[(?P<mypy_code>[\w-]+)\])?)"
-    r"|(?P<eslint>\s+\d+:\d+\s+(?P<eslint_sev>error|warning)\s+.+?\s{2,}(?P<eslint_code>[\w@/-]+))"
-    r"|(?P<compact>.+?: line \d+, col \d+, (?P<compact_sev>Error|Warning) - .* "
-    r"\((?P<compact_code>[\w@/-]+)\))"
-    r"|(?P<golangci>[\w./-]+\.go:\d+:\d+: .* \((?P<golangci_code>[\w-]+)\))"
-    r"|(?P<rust>(?P<rust_sev>warning|error)(?:\[(?P<rust_code>E\d{4})\])?: "
-    r"(?!could not compile|aborting|build failed|`[^`]+` \(.*\) generated).*)"
-    r")$",
-)
+_FORMATS = {
+    "ruff": r"(?P<ruff>(?P<ruff_code>[A-Z]{1,5}\d{2,4})(?: \[\*\])? \S.*)",
+    "pylint": r"(?P<pylint>[^\s:][^:\n]*:\d+:\d+: (?P<pylint_code>[CRWEFI]\d{4}): .*)",
+    "flake": r"(?P<flake>[^\s:][^:\n]*:\d+:\d+: (?P<flake_code>[A-Z]{1,5}\d{1,4}) .*)",
+    "mypy": r"(?P<mypy>[^\s:][^:\n]*\.pyi?:\d+(?::\d+)?: (?P<mypy_sev>error|warning): .*?"
+    r"(?:  \[(?P<mypy_code>[\w-]+)\])?)",
+    "eslint": r"(?P<eslint>\s+\d+:\d+\s+(?P<eslint_sev>error|warning)\s+.+?\s{2,}"
+    r"(?P<eslint_code>[\w@/-]+))",
+    "compact": r"(?P<compact>.+?: line \d+, col \d+, (?P<compact_sev>Error|Warning) - .* "
+    r"\((?P<compact_code>[\w@/-]+)\))",
+    "golangci": r"(?P<golangci>[\w./-]+\.go:\d+:\d+: .* \((?P<golangci_code>[\w-]+)\))",
+    "rust": r"(?P<rust>(?P<rust_sev>warning|error)(?:\[(?P<rust_code>E\d{4})\])?: "
+    r"(?!could not compile|aborting|build failed|`[^`]+` \(.*\) generated).*)",
+}
+"""One pattern a diagnostic shape, each with a named group for the line and one for its code."""
+
+
+@lru_cache(maxsize=32)
+def _diag_regex(kinds: frozenset[str]) -> re.Pattern[str]:
+    """The diagnostic pattern for some shapes (a narrower scan is a faster one)."""
+    body = "|".join(_FORMATS[k] for k in _FORMATS if k in kinds)
+    return line_regex(f"^(?:{body})$")
+
+
+_DIAG = _diag_regex(frozenset(_FORMATS))
 
 _SUMMARY = line_regex(
     r"^(?:"
@@ -76,6 +87,25 @@ _PY_SEVERITY = {"F": 3, "E": 3, "W": 2, "B": 2, "S": 2, "R": 1, "C": 1, "I": 1, 
 _NUMBERS = re.compile(r"\d+")
 _QUOTED = re.compile(r"'[^']*'|`[^`]*`|\"[^\"]*\"|‘[^’]*’")
 
+_SUMMARY_WORDS = (
+    "Found ",
+    "[*] ",
+    "All checks",
+    "✖",
+    "fixable",
+    "rated at",
+    "generated",
+    "could not compile",
+    "aborting",
+    "Some errors",
+    "Success:",
+    "problem",
+    "issue",
+    "offense",
+    "inspected",
+)
+"""Words every summary line holds: a substring search finds the few lines worth matching."""
+
 _RUST_RULE = re.compile(r"#(\w+)$|clippy::(\w+)")
 _ESLINT_FILE = re.compile(r"^(?:/|[A-Za-z]:\\|\.{0,2}/?[\w@.-]+/)\S*$")
 
@@ -84,7 +114,8 @@ _ESLINT_FILE = re.compile(r"^(?:/|[A-Za-z]:\\|\.{0,2}/?[\w@.-]+/)\S*$")
 class _Diag:
     line: int
     end: int
-    """End of the diagnostic's block (exclusive): the header alone for one-line formats."""
+    """End of the diagnostic's block (exclusive): the header alone for one-line formats, -1
+    while not yet looked up."""
     code: str
     severity: int
     """1 convention/refactor/info, 2 warning, 3 error."""
@@ -125,10 +156,8 @@ def detect(text: str, hint: Hint) -> bool:
 
 
 def _kind(m: re.Match[str]) -> str:
-    for kind in ("ruff", "pylint", "flake", "mypy", "eslint", "compact", "golangci", "rust"):
-        if m.group(kind) is not None:
-            return kind
-    return ""
+    """The shape of a diagnostic match: its outermost named group closes last."""
+    return m.lastgroup or ""
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
@@ -148,7 +177,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if priority.get(i, -1) < p:
             priority[i] = p
 
-    summary_lines = lines.hits(_SUMMARY)
+    summary_lines = lines.grep(_SUMMARY_WORDS, _SUMMARY)
     for i in summary_lines:
         mark(i, TOP)
 
@@ -206,13 +235,15 @@ def _diagnostics(lines: Lines) -> list[_Diag]:
     text_lines = lines.lines
     n = len(text_lines)
     out: list[_Diag] = []
-    for m in _DIAG.finditer(lines.text):
+    present = frozenset(_kind(m) for line in sample(lines.text) if (m := _DIAG.match(line)))
+    pattern = _diag_regex(present) if present else _DIAG
+    for m in pattern.finditer(lines.text):
         kind = _kind(m)
         i = lines.line_at(m.start())
         if kind == "ruff":
             if not (i + 1 < n and text_lines[i + 1].lstrip().startswith("-->")):
                 continue
-            end = _block_end(text_lines, i)
+            end = -1
             code = m.group("ruff_code")
             out.append(_Diag(i, end, code, _PY_SEVERITY.get(code[0], 2), kind))
         elif kind == "rust":
@@ -256,6 +287,8 @@ def _rust_rule(lines: list[str], start: int, end: int) -> str | None:
 
 def _mark_block(lines: list[str], d: _Diag, p: int, mark) -> None:
     """The location line just under a multi-line diagnostic; for errors, the code frame too."""
+    if d.end < 0:
+        d.end = _block_end(lines, d.line)
     for j in range(d.line + 1, d.end):
         line = lines[j].lstrip()
         if line.startswith("-->"):
