@@ -12,7 +12,7 @@ from conftest import sample_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from klipui.session import open_session, read_info
+from klipui.session import exact_info, open_session, read_info, session_info
 from klipui.session.formats import detect_format, dsh
 from klipui.session.jsonl import read_jsonl, write_new
 from klipui.session.model import Event, Session
@@ -222,3 +222,27 @@ def test_raw_lines_come_from_the_file_unless_it_changed(tmp_path: Path) -> None:
     path.write_bytes(source.read_bytes())  # rewritten, shorter
     with pytest.raises(ValueError, match="changed since it was read"):
         raised(session, session.events)
+
+
+def scan_equals_full_read(path: Path) -> None:
+    session = open_session(path)
+    stat = path.stat()
+    assert dsh.scan_info(path) == session_info(session, stat.st_size, stat.st_mtime)
+
+
+@pytest.mark.parametrize("path", DSH_SAMPLES, ids=lambda p: p.name)
+def test_typed_scan_gives_the_figures_of_the_full_read(path: Path) -> None:
+    scan_equals_full_read(path)
+
+
+def test_typed_scan_on_zstd_and_damaged_files(tmp_path: Path) -> None:
+    source = open_session(next(p for p in DSH_SAMPLES if p.name == "approval-composer.jsonl"))
+    target = tmp_path / "s" / "session.jsonl.zstd"
+    write_new(target, dsh.raise_records(source, source.events), compression="zstd")
+    scan_equals_full_read(target)
+    lines = raised(source, source.events).splitlines()
+    lines[7:7] = [b"{broken", b"", b"[1]"]
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(b"\r\n".join(lines) + b"\r\n{cut")
+    scan_equals_full_read(damaged)
+    assert exact_info(damaged).exact

@@ -258,15 +258,16 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def read_jsonl(path: Path | str) -> Loaded:
-    """Read a whole JSONL file (zstd or plain): every good line a Record, each bad one a Problem.
+Content = tuple[Buffer, Callable[[int], None] | None, str | None, str | None]
 
-    A plain file is memory-mapped and its pages are handed back to the OS as soon as they are
-    decoded, so that peak memory is the decoded records, not the records plus the file; its
-    `Loaded.data` is then None (the records' offsets index the file itself). A zstd file is
-    decompressed in memory and `Loaded.data` holds the decompressed bytes.
+
+@contextlib.contextmanager
+def _content(path: Path) -> Iterator[Content]:
+    """The (decompressed) content of `path`: (buffer, release, compression, problem).
+
+    A plain file is memory-mapped, and `release(offset)` hands the pages before `offset` back to
+    the OS; a zstd file is decompressed into bytes (no release).
     """
-    path = Path(path)
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size == 0 or is_zstd(handle.read(4)) or not hasattr(mmap, "MADV_DONTNEED"):
@@ -275,11 +276,8 @@ def read_jsonl(path: Path | str) -> Loaded:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     if mapped is None:
         data, compression, broken = read_bytes(path)
-        with paused_gc():
-            records, problems, _, _ = parse_lines(data, str(path))
-        if broken:
-            problems.append(Problem(str(path), 0, broken))
-        return Loaded(records, problems, compression, data)
+        yield data, None, compression, broken
+        return
     released = 0
 
     def release(offset: int) -> None:
@@ -290,12 +288,43 @@ def read_jsonl(path: Path | str) -> Loaded:
             released = upto
 
     try:
-        with paused_gc():
-            records, problems, _, _ = parse_lines(mapped, str(path), release=release)
+        yield mapped, release, None, None
     finally:
         with contextlib.suppress(BufferError):  # a view still held: the GC closes it later
             mapped.close()
-    return Loaded(records, problems, None, None)
+
+
+def read_jsonl(path: Path | str) -> Loaded:
+    """Read a whole JSONL file (zstd or plain): every good line a Record, each bad one a Problem.
+
+    A plain file is memory-mapped and its pages are handed back to the OS as soon as they are
+    decoded, so that peak memory is the decoded records, not the records plus the file; its
+    `Loaded.data` is then None (the records' offsets index the file itself). A zstd file is
+    decompressed in memory and `Loaded.data` holds the decompressed bytes.
+    """
+    path = Path(path)
+    with _content(path) as (data, release, compression, broken), paused_gc():
+        records, problems, _, _ = parse_lines(data, str(path), release=release)
+    if broken:
+        problems.append(Problem(str(path), 0, broken))
+    return Loaded(records, problems, compression, data if compression else None)
+
+
+def scan_chunks(path: Path | str, handle: Callable[[memoryview], None]) -> None:
+    """Call `handle` with successive runs of whole lines (about 8 MB each, BOM removed) of a
+    file, in order, without keeping them: for typed scans that decode a few fields of each line
+    (see `dsh.scan_info`). The last run may end without a newline."""
+    path = Path(path)
+    with _content(path) as (data, release, _, _), memoryview(data) as view:
+        size = len(data)
+        pos = len(BOM) if data[: len(BOM)] == BOM else 0
+        while pos < size:
+            cut = data.find(b"\n", min(pos + _RELEASE_EVERY, size))
+            end = size if cut < 0 else cut + 1
+            handle(view[pos:end])
+            pos = end
+            if release is not None:
+                release(pos)
 
 
 def read_head(path: Path | str, max_bytes: int = HEAD_BYTES, max_lines: int = HEAD_LINES) -> Head:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts
 from klipui.session.formats import detect_format
 from klipui.session.jsonl import paused_gc, read_head, read_jsonl
-from klipui.session.model import Session, SessionInfo
+from klipui.session.model import Event, Session, SessionInfo
 
 
 class SessionError(Exception):
@@ -67,13 +68,23 @@ def read_info(path: Path | str) -> SessionInfo:
 
 
 def exact_info(path: Path | str) -> SessionInfo:
-    """Exact figures from a full read and lowering."""
+    """Exact figures: from the format's typed scan when it has one (`scan_info`, no lowering),
+    else from a full read and lowering."""
     path = Path(path)
     try:
         stat = path.stat()
-        session = open_session(path)
+        head = read_head(path)
     except OSError as error:
         return SessionInfo(path=path, format=None, problem=error.strerror or str(error))
+    module = detect_format(head.values)
+    scan = getattr(module, "scan_info", None)
+    if scan is not None:
+        try:
+            return scan(path)
+        except (ValueError, OSError):
+            pass  # an odd shape: the full read below decides
+    try:
+        session = open_session(path)
     except SessionUnreadable as error:
         return SessionInfo(path=path, format=None, problem=str(error).removeprefix(f"{path}: "))
     except SessionError as error:
@@ -91,7 +102,7 @@ def session_info(session: Session, size: int = 0, mtime: float | None = None) ->
     times = [e.time for e in session.events if e.time is not None]
     first_turn = session.turns[0] if session.turns else None
     tokens = sum(turn.tokens for turn in session.turns)
-    tokens += sum(estimate_tokens(t) for e in session.header_events for t in event_texts(e))
+    tokens += sum(estimate_tokens(t) for e in _outside_turns(session) for t in event_texts(e))
     cwd = session.cwd
     updated = max(times) / 1000 if times else mtime
     return SessionInfo(
@@ -112,6 +123,15 @@ def session_info(session: Session, size: int = 0, mtime: float | None = None) ->
         tokens=tokens,
         exact=True,
     )
+
+
+def _outside_turns(session: Session) -> Iterator[Event]:
+    """The events that belong to no turn: header events, and any between or after turns."""
+    position = 0
+    for turn in session.turns:
+        yield from session.events[position : turn.start]
+        position = turn.end
+    yield from session.events[position:]
 
 
 def _unknown(path: Path, size: int, mtime: float | None) -> SessionInfo:
