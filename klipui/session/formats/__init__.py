@@ -9,7 +9,9 @@ An adapter module exposes:
   and turns;
 - `info(path: Path, values: Sequence[Any]) -> SessionInfo`: quick figures from a head read;
 - `raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]`: the native lines
-  (without newline) for the kept events, untouched records copied byte for byte.
+  (without newline) for the kept events, untouched records copied byte for byte;
+- optionally `scan_info(path: Path) -> SessionInfo`: exact figures from a typed scan, without
+  lowering (`load.exact_info` prefers it; dsh has one).
 
 The lowering contract, shared by every format so that the clip engine and the app see one shape:
 
