@@ -30,6 +30,9 @@ MIN_BASE64 = 1024
 _DATA_URL = re.compile(r"data:([\w.+-]+/[\w.+-]+)?(?:;[\w=.-]+)*;base64,([A-Za-z0-9+/]+={0,2})")
 _BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64,}={0,2}")
 """A run of base64 characters, matched from its start only (no quadratic retries inside it)."""
+_BASE64_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_RUN_TABLE = bytes(65 if byte in _BASE64_CHARS else 32 for byte in range(256))
+"""Maps base64 characters to `A` and every other byte to a space (a fast pre-check)."""
 _MAGIC = (
     (b"\x89PNG", "image/png"),
     (b"\xff\xd8\xff", "image/jpeg"),
@@ -102,6 +105,12 @@ def looks_binary(text: str) -> bool:
     return odd * 10 > len(sample)
 
 
+def has_base64_run(text: str, length: int) -> bool:
+    """True when `text` holds a run of at least `length` base64 characters (fast, no regex)."""
+    translated = text.encode("utf-8", "surrogatepass").translate(_RUN_TABLE)
+    return b"A" * length in translated
+
+
 def _is_base64_blob(run: str, min_base64: int) -> bool:
     if len(run) < min_base64:
         return False
@@ -138,7 +147,7 @@ def sanitize_text(text: str, min_base64: int = MIN_BASE64) -> tuple[str, int]:
         count += 1
         return base64_placeholder(sniff_media_type(blob), base64_bytes(blob))
 
-    if len(text) >= min_base64:
+    if len(text) >= min_base64 and has_base64_run(text, min_base64):
         text = _DATA_URL.sub(data_url, text)
         text = _BASE64_RUN.sub(run, text)
     if looks_binary(text):
