@@ -794,3 +794,36 @@ def test_coloured_cargo_output_is_read_through_its_escape_codes() -> None:
         ["cannot find value `ledger_path` in this scope", "core/src/main.rs:14:29"],
     )
     assert "could not compile `ledger-core`" in out
+
+
+def test_json_lines_and_logfmt_logs() -> None:
+    rows = [
+        json.dumps(
+            {
+                "time": f"2026-03-01T10:00:{k % 60:02d}Z",
+                "level": "info",
+                "msg": "request",
+                "path": f"/items/{k}",
+                "status": 200,
+            }
+        )
+        for k in range(400)
+    ]
+    failure = json.dumps(
+        {
+            "time": "2026-03-01T10:03:20Z",
+            "level": "error",
+            "msg": "payment gateway timeout",
+            "order": 4411,
+            "err": "context deadline exceeded",
+        }
+    )
+    rows.insert(200, failure)
+    _keeps("log", "\n".join(rows), Hint(tool="bash"), 900, [failure, rows[-1]])
+    logfmt = [
+        f'time=2026-03-01T10:00:{k % 60:02d}Z level=info msg="request" path=/items/{k} status=200'
+        for k in range(300)
+    ]
+    logfmt.insert(100, 'time=2026-03-01T10:01:40Z level=error msg="db connection refused" host=db1')
+    out = _keeps("log", "\n".join(logfmt), Hint(tool="bash"), 700, [logfmt[100], logfmt[-1]])
+    assert "[records by level: INFO 300, ERROR 1]" in out

@@ -382,6 +382,7 @@ LOG_LINE = re.compile(
     r"|\d{10}(?:\.\d+)? "
     r"|(?:time|ts|timestamp)=\S+ "
     r"|level=\w+ "
+    r"|\{\"(?:time|ts|timestamp|@timestamp|level|lvl|severity|msg|message|t)\":"
     r")",
     re.M,
 )

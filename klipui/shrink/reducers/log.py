@@ -37,6 +37,13 @@ _LEVEL = line_regex(
     r"^[^\n]{0,80}?\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|SEVERE"
     r"|PANIC|ALERT|EMERG)\b",
 )
+_FIELD_LEVEL = line_regex(
+    r"^[^\n]{0,300}?(?:\"(?:level|lvl|severity|log\.level)\": ?\"|\blevel=\"?)"
+    r"(trace|debug|info|notice|warn|warning|error|err|fatal|critical|panic"
+    r"|TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC)\b"
+)
+"""The level of a JSON-lines or logfmt record (`"level":"error"`, `level=warn`)."""
+_STRUCTURED = re.compile(r"\s*(?:\{\"|(?:time|ts|timestamp)=\S+ level=|level=)")
 _SEVERE = frozenset({"ERROR", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG"})
 _WARN = frozenset({"WARN", "WARNING"})
 _SERVER_ERROR = re.compile(r"\" 5\d\d ")
@@ -97,8 +104,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 
     levels: Counter[str] = Counter()
     seen: set[str] = set()
-    for m in _LEVEL.finditer(lines.text):
-        level = m.group(1)
+    structured = bool(_STRUCTURED.match(lines.text[:2_000]))
+    for m in (_FIELD_LEVEL if structured else _LEVEL).finditer(lines.text):
+        level = m.group(1).upper()
         levels[level] += 1
         if level not in _SEVERE and level not in _WARN:
             continue
