@@ -390,24 +390,30 @@ def peak():
     # VmHWM: this process's own peak RSS (ru_maxrss keeps the parent's peak across exec).
     status = open("/proc/self/status").read()
     return int(status.split("VmHWM:")[1].split()[0]) * 1024
-from klipui.session import open_session
+from klipui.session import exact_info, open_session
 start = time.perf_counter()
-session = open_session(sys.argv[1])
-seconds = time.perf_counter() - start
+if sys.argv[2] == "open":
+    session = open_session(sys.argv[1])
+    seconds = time.perf_counter() - start
+    figures = {"events": len(session.events), "turns": len(session.turns),
+               "format": session.format, "problems": len(session.problems)}
+else:
+    info = exact_info(sys.argv[1])
+    seconds = time.perf_counter() - start
+    figures = {"events": info.events, "turns": info.turns, "format": info.format,
+               "tokens": info.tokens}
 print(json.dumps({
     "seconds": seconds,
-    "events": len(session.events),
-    "turns": len(session.turns),
-    "format": session.format,
-    "problems": len(session.problems),
+    **figures,
     "max_rss_bytes": peak(),
     "ru_maxrss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
 }))
 """
 
 
-def load_in_child(path: Path, repeat: int = 1) -> dict[str, Any]:
-    """Load `path` in fresh interpreters (best time of `repeat`); time and peak RSS."""
+def load_in_child(path: Path, repeat: int = 1, mode: str = "open") -> dict[str, Any]:
+    """`open_session` (or `exact_info`, mode "exact") on `path` in fresh interpreters: best time
+    of `repeat`, and peak RSS."""
     baseline = subprocess.run(
         [
             sys.executable,
@@ -423,7 +429,7 @@ def load_in_child(path: Path, repeat: int = 1) -> dict[str, Any]:
     runs = []
     for _ in range(repeat):
         done = subprocess.run(
-            [sys.executable, "-c", LOAD_CHILD, str(path)],
+            [sys.executable, "-c", LOAD_CHILD, str(path), mode],
             capture_output=True,
             text=True,
             check=True,
@@ -544,6 +550,10 @@ def main() -> int:
     print("growth:", json.dumps(results["load_growth"]))
     results["load_dsh_1m_events"] = load_in_child(files["dsh"], 1)
     print("load dsh 1M events:", json.dumps(results["load_dsh_1m_events"]))
+    results["exact_info_dsh_1m_events"] = load_in_child(files["dsh"], args.repeat, "exact")
+    print("exact info (typed scan) dsh 1M events:", json.dumps(results["exact_info_dsh_1m_events"]))
+    results["exact_info_claude_100mb"] = load_in_child(files["claude"], args.repeat, "exact")
+    print("exact info claude 100 MB:", json.dumps(results["exact_info_claude_100mb"]))
     if not args.skip_listing:
         results["listing"] = bench_listing(prepare_listing())
         print("listing:", json.dumps(results["listing"]))

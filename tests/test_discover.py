@@ -156,3 +156,16 @@ def test_first_line_longer_than_the_head_still_gives_an_info(tmp_path: Path) -> 
     info = read_info(path)
     assert info.format == "dsh" and info.exact and info.problem is None
     assert info.turns == len(open_session(path).turns)
+
+
+def test_cache_forgets_deleted_files(tmp_path: Path) -> None:
+    first = copy(sample_files("dsh")[0], tmp_path / "a.jsonl")
+    second = copy(sample_files("dsh")[1], tmp_path / "b.jsonl")
+    cache_file = tmp_path / "cache.json"
+    list(discover([first, second], cache=InfoCache(cache_file)))
+    assert len(orjson.loads(cache_file.read_bytes())["entries"]) == 2
+    second.unlink()
+    copy(sample_files("dsh")[2], tmp_path / "c.jsonl")
+    list(discover([tmp_path / "c.jsonl"], cache=InfoCache(cache_file)))
+    entries = orjson.loads(cache_file.read_bytes())["entries"]
+    assert sorted(Path(k).name for k in entries) == ["a.jsonl", "c.jsonl"]

@@ -166,9 +166,11 @@ class InfoCache:
         self._dirty = True
 
     def save(self) -> None:
-        """Write the cache if it changed: a temp file beside it, then an atomic replace."""
+        """Write the cache if it changed (entries of deleted files dropped): a temp file beside
+        it, then an atomic replace."""
         if not self._dirty:
             return
+        self._entries = {k: v for k, v in self._entries.items() if os.path.exists(k)}
         data = orjson.dumps({"version": _cache_version(), "entries": self._entries})
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
