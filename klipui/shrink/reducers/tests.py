@@ -42,7 +42,7 @@ _SUMMARY = line_regex(
     r"|test result: (?:ok|FAILED)\."
     r"|error: (?:\d+ targets? failed|test failed)"
     r"|(?:\[\w+\] )?Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+$"
-    r"|\[(?:ERROR|INFO)\] (?:BUILD (?:FAILURE|SUCCESS)|Failures: ?$|Errors: ?$|Tests run:.*)"
+    r"|\[(?:ERROR|INFO)\] (?:BUILD (?:FAILURE|SUCCESS)|Failures: ?$|Errors: ?$)"
     r"|\[ERROR\] {3}\S.*"
     r"|BUILD (?:FAILURE|SUCCESS(?:FUL)?|FAILED)\b"
     r"|\s*Test (?:Suites|Files):? .*\d"
@@ -112,6 +112,11 @@ _FOREIGN = re.compile(
     r"|/usr/lib/|runtime/|testing\.go|__rust_|rust_begin_unwind"
 )
 
+_FAILING = re.compile(
+    r"\b[1-9]\d* (?:failed|failing|failures?|errors?)\b|(?:Failures|Errors): [1-9]|# fail [1-9]"
+    r"|FAIL|ERROR|[Ee]rror:|✗|×|✕|✖|not ok"
+)
+"""A summary line that reports trouble outranks one that reports success."""
 _PANIC = line_regex(r"^(?:panic: |fatal error: )")
 
 _MAX_BLOCK = 400
@@ -154,8 +159,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             priority[i] = p
 
     summary_lines = lines.hits(_SUMMARY)
+    text_lines = lines.lines
     for i in summary_lines:
-        mark(i, TOP)
+        mark(i, TOP if _FAILING.search(text_lines[i]) else TOP - 15)
     sections = lines.hits(_SECTION)
     for i in sections:
         mark(i, MID)
