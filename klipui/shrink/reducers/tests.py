@@ -161,7 +161,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     summary_lines = lines.hits(_SUMMARY)
     text_lines = lines.lines
     for i in summary_lines:
-        mark(i, TOP if _FAILING.search(text_lines[i]) else TOP - 15)
+        mark(i, TOP if _FAILING.search(text_lines[i]) else MID + 10)
     sections = lines.hits(_SECTION)
     for i in sections:
         mark(i, MID)
