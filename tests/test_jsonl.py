@@ -181,3 +181,17 @@ def test_garbage_never_costs_a_good_line(
     for record in loaded.records:
         raw = content[record.offset : record.offset + record.length]
         assert orjson.loads(raw) == record.value
+
+
+def test_write_new_without_hard_links(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_links(source: object, target: object) -> None:
+        raise PermissionError("hard links not supported here")
+
+    monkeypatch.setattr("os.link", no_links)
+    path = tmp_path / "child.jsonl"
+    write_new(path, [b'{"a": 1}'])
+    assert path.read_bytes() == b'{"a": 1}\n'
+    with pytest.raises(FileExistsError):
+        write_new(path, [b'{"b": 2}'])
+    assert path.read_bytes() == b'{"a": 1}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["child.jsonl"]
