@@ -138,7 +138,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, LOW)
         else:
             mark(i, MID if not system else FLOOR)
-        _mark_frame(text_lines, i, mark, HIGH if error and not system else LOW)
+        if line.startswith(("ERROR in ", "WARNING in ")):
+            _mark_message(text_lines, i, mark, MID if error else LOW)
+        else:
+            _mark_frame(text_lines, i, mark, HIGH if error and not system else LOW)
 
     for i in lines.hits(_REQUIRED_HERE):
         if not _SYSTEM.search(text_lines[i]):
@@ -170,6 +173,14 @@ def _message_key(line: str) -> str:
     """The diagnostic without its location, so the same message in many files groups."""
     m = _LOCATION_SPLIT.match(line)
     return line[m.end() :].strip() if m else line.strip()
+
+
+def _mark_message(lines: list[str], i: int, mark, p: int) -> None:
+    """The message lines webpack prints under `ERROR in <module>`, up to a blank line."""
+    for j in range(i + 1, min(len(lines), i + 12)):
+        if not lines[j].strip():
+            break
+        mark(j, p if j <= i + 2 else FLOOR)
 
 
 def _mark_frame(lines: list[str], i: int, mark, headline: int) -> None:

@@ -173,13 +173,16 @@ def _mark_run(lines: list[str], run: list[int], mark, home: str | None) -> None:
         p = HIGH if k == 0 or k == len(user) - 1 else MID
         mark(i, p)
         _mark_source(lines, i, p - 5, mark)
-    foreign = [i for i in run if i not in set(user)]
-    previous = -10
-    for k, i in enumerate(foreign):
-        next_i = foreign[k + 1] if k + 1 < len(foreign) else -10
-        edge = i - previous > 3 or next_i - i > 3
-        mark(i, LOW if edge else FLOOR)
-        previous = i
+    users = set(user)
+    stretch: list[int] = []
+    for i in [*run, -1]:
+        if i >= 0 and i not in users:
+            stretch.append(i)
+            continue
+        for j in {stretch[0], stretch[-1]} if stretch else ():
+            mark(j, LOW)
+            _mark_source(lines, j, LOW, mark)
+        stretch = []
     last = run[-1]
     n = len(lines)
     for j in range(last + 1, min(n, last + 12)):
