@@ -20,7 +20,6 @@ A reducer module may also define, besides `name`, `detect` and `reduce`:
 
 from __future__ import annotations
 
-import heapq
 import importlib
 import importlib.util
 import sys
@@ -33,7 +32,7 @@ from types import ModuleType
 from typing import NamedTuple, Protocol
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
-from klipui.shrink.text import Lines, cap_line, count_lines, fits, marker, split
+from klipui.shrink.text import Lines, cap_line, count_lines, fits, marker, marker_length, split
 
 BUILTIN_ORDER = (
     "diff",
@@ -250,8 +249,7 @@ class _Layout:
         """(chars, rows) of the marker for input lines `[start, end)`; nothing when empty."""
         if end <= start:
             return 0, 0
-        text = marker(self.lines.span_chars(start, end), end - start, self.label)
-        return len(text) + 1, 1
+        return marker_length(self.lines.span_chars(start, end), end - start, self.label) + 1, 1
 
 
 def _within(chars: int, rows: int, max_chars: int, max_rows: int) -> bool:
@@ -328,45 +326,43 @@ def _drop_by_priority(
         return pieces
     count = len(pieces)
     top = max(p.priority for p in pieces)
-    heap = [
-        (p.priority, relevance[i] if relevance else 0.0, _drop_order(direction, i, count), i)
-        for i, p in enumerate(pieces)
-        if p.priority < top
-    ]
-    if not heap:
+    droppable = [i for i, p in enumerate(pieces) if p.priority < top]
+    if not droppable:
         return pieces
-    heapq.heapify(heap)
-    prev = list(range(-1, count - 1))
-    nxt = list(range(1, count + 1))
-    alive = [True] * count
+    # the drop order: lowest priority first, then least relevant, then by direction
+    droppable.sort(
+        key=lambda i: (
+            pieces[i].priority,
+            relevance[i] if relevance else 0.0,
+            _drop_order(direction, i, count),
+        )
+    )
+    protected = [i for i, p in enumerate(pieces) if p.priority == top]
 
-    def end_of(i: int) -> int:
-        return 0 if i < 0 else pieces[i].end
+    def survivors(kept: int) -> list[_Piece]:
+        """The protected pieces and the `kept` last pieces of the drop order, in input order."""
+        chosen = protected + droppable[len(droppable) - kept :] if kept else protected
+        return [pieces[i] for i in sorted(chosen)]
 
-    def start_of(i: int) -> int:
-        return layout.n if i >= count else pieces[i].start
+    def fits_with(kept: int) -> bool:
+        return _within(*_total(survivors(kept), layout), max_chars, max_rows)
 
-    while heap and not _within(chars, rows, max_chars, max_rows):
-        i = heapq.heappop(heap)[-1]
-        a, b = prev[i], nxt[i]
-        piece = pieces[i]
-        for gap_chars, gap_rows in (
-            layout.gap(end_of(a), piece.start),
-            layout.gap(piece.end, start_of(b)),
-        ):
-            chars -= gap_chars
-            rows -= gap_rows
-        chars -= piece.chars
-        rows -= piece.rows
-        gap_chars, gap_rows = layout.gap(end_of(a), start_of(b))
-        chars += gap_chars
-        rows += gap_rows
-        alive[i] = False
-        if a >= 0:
-            nxt[a] = b
-        if b < count:
-            prev[b] = a
-    return [p for p, keep in zip(pieces, alive, strict=True) if keep]
+    # Dropping in order until the plan fits keeps the largest tail of the drop order that fits:
+    # find it by galloping then bisecting, measuring only what is kept.
+    if not fits_with(0):
+        return survivors(0)
+    low, step = 0, 1
+    while low + step < len(droppable) and fits_with(low + step):
+        low += step
+        step *= 2
+    high = min(low + step, len(droppable))  # does not fit (the whole plan does not)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fits_with(middle):
+            low = middle
+        else:
+            high = middle
+    return survivors(low)
 
 
 def _atoms_forward(pieces: Sequence[_Piece], layout: _Layout) -> Iterator[_Atom]:

@@ -100,6 +100,18 @@ def marker(chars: int, lines: int, label: str = "") -> str:
     return f"{text} ({label})" if label else text
 
 
+def _figure_length(count: int) -> int:
+    digits = len(str(count))
+    return digits + (digits - 1) // 3
+
+
+def marker_length(chars: int, lines: int, label: str = "") -> int:
+    """`len(marker(chars, lines, label))`, without building the string."""
+    length = 4 + _figure_length(chars) + (10 if chars == 1 else 11) + 2
+    length += _figure_length(lines) + (5 if lines == 1 else 6) + 12
+    return length + (len(label) + 3 if label else 0)
+
+
 def is_marker(line: str) -> bool:
     """True for a line written by `marker`."""
     return line.startswith("... ") and " omitted ..." in line

@@ -63,8 +63,9 @@ def detect(text: str, hint: Hint) -> bool:
 
 
 def _signature(old: str, new: str) -> tuple[frozenset[str], frozenset[str]]:
-    old_words, new_words = Counter(_WORD.findall(old[1:])), Counter(_WORD.findall(new[1:]))
-    return frozenset(old_words - new_words), frozenset(new_words - old_words)
+    """The words a changed line pair removes and adds (what a rename substitutes)."""
+    old_words, new_words = frozenset(_WORD.findall(old, 1)), frozenset(_WORD.findall(new, 1))
+    return old_words - new_words, new_words - old_words
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
@@ -115,9 +116,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         i += 1
     if not any(p >= UNIQUE for p in priority):
         return None
-    signatures = Counter(_signature(lines[a], lines[b]) for a, b in pairs)
-    for a, b in pairs:
-        if signatures[_signature(lines[a], lines[b])] >= MECHANICAL_REPEATS:
+    pair_signatures = [_signature(lines[a], lines[b]) for a, b in pairs]
+    signatures = Counter(pair_signatures)
+    for (a, b), signature in zip(pairs, pair_signatures, strict=True):
+        if signatures[signature] >= MECHANICAL_REPEATS:
             priority[a] = priority[b] = MECHANICAL
     unique_hunks = {hunk_of[k] for k in range(n) if priority[k] == UNIQUE and hunk_of[k] >= 0}
     for index, line_no in enumerate(hunk_lines):

@@ -1,7 +1,6 @@
 """repeat: retry storms, progress spam, any run of near-identical lines.
 
-Lines are compared by template (numbers with their units, long hex words and spacing
-masked). A run of at least 5
+Lines are compared by template (numbers with their units and spacing masked). A run of at least 5
 lines that repeats a pattern of 1 to 4 lines (so `error / retrying` pairs count too) keeps its
 first two and its last repetition; the rest becomes one line
 `... N similar lines (C characters) omitted ...`. Lines outside runs stay.
@@ -22,14 +21,15 @@ overflow = "hint"
 MIN_SAMPLE = 50
 MIN_RUN = 5
 MAX_PERIOD = 4
-_VARYING = re.compile(r"\b[0-9a-fA-F]{8,}\b|\d+(?:[.,:]\d+)*[A-Za-z%]{0,2}")
+_DIGITS = str.maketrans("0123456789", "##########")
+_NUMBER = re.compile(r"#+(?:[.,:]#+)*[A-Za-z%]{0,2}")
 _SPACES = re.compile(r"[ \t]+")
 
 
 def templates(lines: list[str]) -> list[str]:
-    """Each line with its varying parts (numbers with units, hashes, spacing) masked."""
-    masked = _SPACES.sub(" ", _VARYING.sub("#", "\n".join(lines)))
-    return masked.split("\n")
+    """Each line with its varying parts (numbers with their units, spacing) masked."""
+    masked = "\n".join(lines).translate(_DIGITS)
+    return _SPACES.sub(" ", _NUMBER.sub("#", masked)).split("\n")
 
 
 def detect(text: str, hint: Hint) -> bool:
