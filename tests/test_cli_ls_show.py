@@ -112,3 +112,11 @@ def test_show_reports_bad_lines_and_goes_on(
     assert code == 0
     assert f"{path}:4: invalid JSON" in err
     assert "turn 2" in out
+
+
+def test_show_takes_selections_from_the_end(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLES / "pi" / "pi_large-session_v1.jsonl"
+    count = len(open_session(path).turns)
+    code, out, _ = run(capsys, "show", str(path), "--turns", "-2..", "--json")
+    assert code == 0
+    assert [t["number"] for t in json.loads(out)["turns"]] == [count - 1, count]

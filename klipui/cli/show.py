@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any
 
@@ -26,6 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--turns", metavar="KINTERVAL", help='turns to show, e.g. "1..3, 7" or "-2.." (default all)'
     )
     parser.add_argument("--json", action="store_true", help="print the selected turns as JSON")
+    # Let `--turns -2..` through: argparse takes only plain negative numbers as values.
+    if hasattr(parser, "_negative_number_matcher"):
+        parser._negative_number_matcher = re.compile(r"^-\d")
     parser.set_defaults(func=run)
 
 
