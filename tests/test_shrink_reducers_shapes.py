@@ -827,3 +827,64 @@ def test_json_lines_and_logfmt_logs() -> None:
     logfmt.insert(100, 'time=2026-03-01T10:01:40Z level=error msg="db connection refused" host=db1')
     out = _keeps("log", "\n".join(logfmt), Hint(tool="bash"), 700, [logfmt[100], logfmt[-1]])
     assert "[records by level: INFO 300, ERROR 1]" in out
+
+
+def test_python_traceback_through_dependencies_keeps_user_frames_and_run_ends() -> None:
+    rows = [
+        "Traceback (most recent call last):",
+        '  File "/home/dev/app/main.py", line 40, in <module>',
+        "    run()",
+    ]
+    for k in range(60):
+        rows += [
+            '  File "/home/dev/.venv/lib/python3.11/site-packages/httpx/_client.py", '
+            f"line {100 + k}, in send",
+            "    return self._send_handling_auth(request)",
+        ]
+    rows += [
+        '  File "/home/dev/app/api.py", line 12, in on_response',
+        "    data = resp.json()['items']",
+        "KeyError: 'items'",
+    ]
+    out = _keeps(
+        "stacktrace",
+        "\n".join(rows),
+        Hint(tool="bash", command="python main.py"),
+        900,
+        [
+            'File "/home/dev/app/main.py", line 40, in <module>',
+            'File "/home/dev/app/api.py", line 12, in on_response',
+            "KeyError: 'items'",
+            '_client.py", line 100, in send',
+            '_client.py", line 159, in send',
+        ],
+    )
+    assert '_client.py", line 130, in send' not in out
+
+
+def test_webpack_errors_with_their_messages() -> None:
+    modules = [
+        f"  ./src/components/Widget{k}.tsx 4.{k} KiB [built] [code generated]" for k in range(150)
+    ]
+    text = "\n".join(
+        [
+            "assets by status 1.2 MiB [cached] 12 assets",
+            *modules,
+            "",
+            "ERROR in ./src/pages/Checkout.tsx 42:18-35",
+            "Module not found: Error: Can't resolve './PaymentForm' in '/home/dev/shop/src/pages'",
+            "",
+            "webpack 5.91.0 compiled with 1 error in 8123 ms",
+        ]
+    )
+    _keeps(
+        "build",
+        text,
+        Hint(tool="bash", command="npm run build"),
+        600,
+        [
+            "ERROR in ./src/pages/Checkout.tsx 42:18-35",
+            "Module not found: Error: Can't resolve './PaymentForm'",
+            "webpack 5.91.0 compiled with 1 error in 8123 ms",
+        ],
+    )
