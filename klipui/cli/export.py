@@ -11,6 +11,7 @@ import argparse
 import sys
 
 SHAPES = ("anthropic", "openai")
+MAX_WARNINGS = 5
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,23 +39,33 @@ def run(args: argparse.Namespace) -> int:
 
     import orjson
 
+    from klipui.cli._render import LazyProgress
     from klipui.conversation.api import anthropic_request, openai_request
+    from klipui.conversation.tokens import estimate_tokens
+    from klipui.conversation.walk import message_text
     from klipui.session import SessionError, open_session
     from klipui.session.jsonl import write_new
 
     if args.output and Path(args.output).exists():
         print(f"klipui: {args.output}: already exists (not overwritten)", file=sys.stderr)
         return 1
-    try:
-        session = open_session(args.session)
-    except SessionError as error:
-        print(f"klipui: {error}", file=sys.stderr)
-        return 1
-    request = anthropic_request(session) if args.shape == "anthropic" else openai_request(session)
+    with LazyProgress(f"Exporting {Path(args.session).name}") as progress:
+        progress(0, 3)
+        try:
+            session = open_session(args.session)
+        except SessionError as error:
+            print(f"klipui: {error}", file=sys.stderr)
+            return 1
+        progress(1, 3)
+        build = anthropic_request if args.shape == "anthropic" else openai_request
+        request = build(session)
+        payload = orjson.dumps(request, option=orjson.OPT_INDENT_2)
+        progress(2, 3)
+    for problem in session.problems[:MAX_WARNINGS]:
+        print(f"klipui: warning: {problem}", file=sys.stderr)
     if not request["messages"]:
         print(f"klipui: {session.path}: no messages to export", file=sys.stderr)
         return 1
-    payload = orjson.dumps(request, option=orjson.OPT_INDENT_2)
     if not args.output:
         sys.stdout.buffer.write(payload + b"\n")
         sys.stdout.flush()
@@ -68,5 +79,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"klipui: {args.output}: {error.strerror or error}", file=sys.stderr)
         return 1
     count = len(request["messages"])
-    print(f"klipui: wrote {count} messages to {args.output}", file=sys.stderr)
+    tokens = sum(estimate_tokens(message_text(m)) for m in request["messages"])
+    print(f"klipui: wrote {count} messages (~{tokens:,} tokens) to {args.output}", file=sys.stderr)
     return 0
