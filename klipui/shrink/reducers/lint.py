@@ -15,6 +15,7 @@ from klipui.shrink.plan import Budget, Hint, Plan
 from klipui.shrink.reducers._patterns import (
     FLOOR,
     HIGH,
+    LOW,
     MID,
     TOP,
     Cand,
@@ -105,6 +106,10 @@ _SUMMARY_WORDS = (
     "inspected",
 )
 """Words every summary line holds: a substring search finds the few lines worth matching."""
+
+_LABEL = re.compile(r"[\^-] [^|]*[A-Za-z]")
+"""A caret or dash underline with its label (`^^^^ expected `u32`, found `f64``)."""
+_CODE_LINE = re.compile(r"\d+ +\|")
 
 _RUST_RULE = re.compile(r"#(\w+)$|clippy::(\w+)")
 _ESLINT_FILE = re.compile(r"^(?:/|[A-Za-z]:\\|\.{0,2}/?[\w@.-]+/)\S*$")
@@ -286,17 +291,24 @@ def _rust_rule(lines: list[str], start: int, end: int) -> str | None:
 
 
 def _mark_block(lines: list[str], d: _Diag, p: int, mark) -> None:
-    """The location line just under a multi-line diagnostic; for errors, the code frame too."""
+    """Under a multi-line diagnostic: its first location; for errors, the code frame (labelled
+    carets first), then secondary locations and notes."""
     if d.end < 0:
         d.end = _block_end(lines, d.line)
+    located = False
     for j in range(d.line + 1, d.end):
         line = lines[j].lstrip()
         if line.startswith("-->"):
-            mark(j, p - 1)
-        elif d.kind == "rust" and d.error:
+            mark(j, p - 1 if not located else LOW)
+            located = True
+        elif not (d.kind == "rust" and d.error):
+            mark(j, FLOOR)
+        elif _LABEL.search(line):
+            mark(j, MID + 5)
+        elif _CODE_LINE.match(line):
             mark(j, MID)
         else:
-            mark(j, FLOOR)
+            mark(j, LOW if line.strip("| ") else FLOOR)
 
 
 def _eslint_file(lines: list[str], i: int) -> int | None:
