@@ -43,7 +43,7 @@ _PROBLEM = line_regex(
     r"|(?P<go>(?:\./)?[\w./-]+\.go:\d+(?::\d+)?: (?!.*\(\w+\)$).*)"
     r"|(?P<webpack>(?:ERROR|WARNING) in .*)"
     r"|(?P<esbuild>\s*(?:✘ \[ERROR\]|▲ \[WARNING\]|X \[ERROR\]) .*)"
-    r"|(?P<vite>.*\[(?:vite|plugin:[\w:-]+)\].*)"
+    r"|(?P<vite>.*\[(?:vite(?::[\w:-]+)?|plugin:[\w:-]+)\]:? .*(?:[Ee]rror|failed|[Cc]ould not).*)"
     r")$",
 )
 
