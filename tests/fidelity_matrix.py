@@ -272,14 +272,15 @@ def matched_turns(
     """The turns the rebuilt prompts are the prompts of, in order, and the texts of no turn.
 
     A text matches a turn when it is the turn's prompt, or starts with it (agents that send a
-    message's text blocks as one string). Among turns with the same prompt, the next kept turn
-    wins, then the next one at all, so that a dropped turn shows only when nothing kept fits.
+    message's text blocks as one string, joined by a space or by nothing). Among turns with the
+    same prompt, the next kept turn wins, then the next one at all, so that a dropped turn
+    shows only when nothing kept fits.
     """
     kept_set = set(kept)
     turns: list[int] = []
     extra: list[str] = []
     for text in rebuilt:
-        hit = [t for t, p in prompts.items() if p and (text == p or text.startswith(p + " "))]
+        hit = [t for t, p in prompts.items() if p and (text == p or _leads(text, p))]
         if not hit:
             extra.append(text)
             continue
@@ -287,6 +288,10 @@ def matched_turns(
         choice = [t for t in later if t in kept_set] or later or hit
         turns.append(choice[0])
     return turns, extra
+
+
+def _leads(text: str, prompt: str) -> bool:
+    return len(prompt) >= 8 and text.startswith(prompt)
 
 
 def visible_turns(
@@ -388,6 +393,8 @@ class Outcome:
     """For `..`: the agent rebuilt the same prompts as from the parent (None elsewhere)."""
     replaced: int = 0
     """Compact children: tool results shrunk."""
+    parent_compacted: bool = False
+    """The parent holds a compaction."""
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -435,6 +442,7 @@ def run_case(case: Case, work: Path) -> Outcome:
         outcome.error = f"not written: {error}"
         return outcome
     outcome.notes = list(plan.notes)
+    outcome.parent_compacted = bool(_compaction_turns(session))
     prompts: dict[int, str] = {}
     prompt_events: dict[int, Any] = {}
     for turn in session.turns:
