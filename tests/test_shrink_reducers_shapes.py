@@ -888,3 +888,38 @@ def test_webpack_errors_with_their_messages() -> None:
             "webpack 5.91.0 compiled with 1 error in 8123 ms",
         ],
     )
+
+
+def test_pip_build_failure_keeps_the_compiler_error() -> None:
+    rows = ["Collecting lxml==4.6.3"]
+    rows += [f"  Downloading dep{k}-1.0.tar.gz ({k} kB)" for k in range(80)]
+    rows += [
+        "Building wheels for collected packages: lxml",
+        "  Building wheel for lxml (setup.py) ... error",
+        "  error: subprocess-exited-with-error",
+        "  × python setup.py bdist_wheel did not run successfully.",
+        "  │ exit code: 1",
+        "  ╰─> [64 lines of output]",
+    ]
+    rows += [f"      gcc -pthread -c src/lxml/etree{k}.c -o build/etree{k}.o" for k in range(60)]
+    rows += [
+        "      src/lxml/includes/etree_defs.h:14:10: fatal error: libxml/xmlversion.h: No such "
+        "file or directory",
+        "      compilation terminated.",
+        "      [end of output]",
+        "  ERROR: Failed building wheel for lxml",
+        "Failed to build lxml",
+        "ERROR: Could not build wheels for lxml, which is required to install "
+        "pyproject.toml-based projects",
+    ]
+    _keeps(
+        "install",
+        "\n".join(rows),
+        Hint(tool="bash", command="pip install lxml==4.6.3"),
+        1_000,
+        [
+            "fatal error: libxml/xmlversion.h: No such file or directory",
+            "ERROR: Failed building wheel for lxml",
+            "ERROR: Could not build wheels for lxml",
+        ],
+    )

@@ -68,9 +68,10 @@ _TOP = line_regex(
 )
 
 _ERROR = re.compile(
-    r"^(?:ERROR\b|error\b|npm ERR!|npm error|E: |\s*× |\s*╰─> "
-    r"|.*\bERR_PNPM_|.*\bERESOLVE\b|.*\bCould not (?:find|build|install|resolve)\b"
-    r"|.*\bconflict(?:ing|s)?\b|.*\bincompatible\b|.*\bsubprocess-exited-with-error\b)",
+    r"^(?:\s*(?:ERROR|error|Error)\b|npm ERR!|npm error|E: |\s*× |\s*╰─> "
+    r"|.*(?:\bERR_PNPM_|\bERESOLVE\b|\bCould not (?:find|build|install|resolve)\b"
+    r"|\bconflict(?:ing|s)?\b|\bincompatible\b|\bsubprocess-exited-with-error\b|fatal error"
+    r"|[Ee]rror: |\bfailed with\b|did not run successfully|\.\.\. error$|Failed to build))",
 )
 _WARNING = re.compile(
     r"^(?:npm warn|npm WARN|WARN|WARNING|warning|DEPRECATION|\s*Created wheel for"
