@@ -284,3 +284,44 @@ def test_open_session_detects_messages(tmp_path: Path) -> None:
         session = open_session(path)
         assert session.format == "messages" and len(session.turns) == 2
         assert raised(session) == path.read_bytes()
+
+
+json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=6))
+json_value = st.recursive(
+    json_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["type", "text", "id", "tool_use_id", "content", "function", "input"]),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=12,
+)
+odd_records = st.dictionaries(
+    st.sampled_from(["role", "content", "tool_calls", "tool_call_id", "messages", "type", "id"]),
+    st.one_of(
+        st.sampled_from(["user", "assistant", "tool", "system", "x"]),
+        json_value,
+        st.lists(
+            st.fixed_dictionaries(
+                {"role": st.sampled_from(["user", "assistant", "tool"])},
+                optional={"content": json_value, "tool_calls": json_value},
+            ),
+            max_size=3,
+        ),
+    ),
+    max_size=5,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(values=st.lists(odd_records, min_size=1, max_size=8))
+def test_odd_records_never_break_lowering(tmp_path: Path, values: list[dict[str, Any]]) -> None:
+    path = write(tmp_path / "odd.jsonl", values)
+    session = load(path)
+    assert [e.seq for e in session.events] == list(range(len(session.events)))
+    assert raised(session) == path.read_bytes()

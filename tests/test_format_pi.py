@@ -426,3 +426,107 @@ def test_v3_tree_through_open_session(tmp_path: Path) -> None:
     session = open_session(path)
     assert session.format == "pi"
     assert raised(session) == path.read_bytes()
+
+
+pi_odd_entries = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(
+            [
+                "message",
+                "compaction",
+                "branch_summary",
+                "custom_message",
+                "session_info",
+                "label",
+                "zzz",
+            ]
+        )
+    },
+    optional={
+        "id": st.sampled_from(["a", "b", "c", "d"]),
+        "parentId": st.one_of(st.none(), st.sampled_from(["a", "b", "c", "d", "gone"])),
+        "timestamp": st.one_of(
+            st.just("2026-01-01T00:00:00Z"), st.text(max_size=4), st.integers(-9, 9)
+        ),
+        "summary": st.one_of(st.text(max_size=5), st.integers(-9, 9)),
+        "name": st.one_of(st.text(max_size=5), st.none()),
+        "content": st.one_of(
+            st.text(max_size=5),
+            st.lists(
+                st.dictionaries(st.sampled_from(["type", "text"]), st.text(max_size=5)), max_size=2
+            ),
+        ),
+        "message": st.one_of(
+            st.none(),
+            st.fixed_dictionaries(
+                {
+                    "role": st.sampled_from(
+                        [
+                            "user",
+                            "assistant",
+                            "toolResult",
+                            "bashExecution",
+                            "custom",
+                            "branchSummary",
+                            "compactionSummary",
+                            "??",
+                        ]
+                    )
+                },
+                optional={
+                    "content": st.one_of(
+                        st.none(),
+                        st.text(max_size=5),
+                        st.lists(
+                            st.dictionaries(
+                                st.sampled_from(
+                                    ["type", "text", "id", "name", "arguments", "thinking"]
+                                ),
+                                st.one_of(
+                                    st.text(max_size=4),
+                                    st.sampled_from(["text", "toolCall", "thinking", "image"]),
+                                ),
+                            ),
+                            max_size=3,
+                        ),
+                    ),
+                    "toolCallId": st.one_of(st.text(max_size=3), st.integers(-9, 9)),
+                    "exitCode": st.one_of(st.none(), st.integers(0, 2)),
+                    "timestamp": st.one_of(st.integers(0, 2**41), st.text(max_size=3)),
+                    "stopReason": st.sampled_from(
+                        ["stop", "toolUse", "aborted", "error", "length"]
+                    ),
+                },
+            ),
+        ),
+    },
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(entries=st.lists(pi_odd_entries, max_size=10), version=st.sampled_from([1, 2, 3]))
+def test_odd_entries_never_break_lowering(
+    tmp_path: Path, entries: list[dict[str, Any]], version: int
+) -> None:
+    header = {
+        "type": "session",
+        "version": version,
+        "id": "h",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "cwd": "/",
+    }
+    path = write(tmp_path / "odd.jsonl", [header, *entries])
+    session = load(path)
+    check_invariants(session)
+    assert raised(session) == path.read_bytes()
+    # raising any suffix of the events keeps every parent link inside the raised file
+    lines = [
+        orjson.loads(line)
+        for line in pi.raise_records(session, session.events[len(session.events) // 2 :])
+    ]
+    ids = {line.get("id") for line in lines}
+    never_there = {e.get("parentId") for e in entries} - {e.get("id") for e in entries}
+    linked = ids | never_there | {None}
+    assert all(line.get("parentId") in linked for line in lines[1:] if "parentId" in line)

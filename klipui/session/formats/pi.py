@@ -385,7 +385,8 @@ _UNCHANGED = object()
 
 
 def _relinker(records: Sequence[Record], kept: Sequence[int]) -> dict[int, Any]:
-    """New `parentId`s for kept tree entries whose parent was not kept."""
+    """New `parentId`s for kept tree entries whose parent was not kept: the nearest kept
+    ancestor, or None. A parent that was never in the file is left as it is."""
     parents: dict[str, Any] = {}
     for record in records:
         entry_id = record.value.get("id")
@@ -399,11 +400,12 @@ def _relinker(records: Sequence[Record], kept: Sequence[int]) -> dict[int, Any]:
             continue
         parent = value["parentId"]
         seen: set[str] = set()
-        while isinstance(parent, str) and parent not in kept_ids and parent not in seen:
+        while isinstance(parent, str) and parent in parents and parent not in kept_ids:
+            if parent in seen:
+                parent = None
+                break
             seen.add(parent)
-            parent = parents.get(parent)
-        if not isinstance(parent, str) or parent not in kept_ids:
-            parent = None
+            parent = parents[parent]
         if parent != value["parentId"]:
             out[index] = parent
     return out
