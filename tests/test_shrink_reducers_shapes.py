@@ -923,3 +923,35 @@ def test_pip_build_failure_keeps_the_compiler_error() -> None:
             "ERROR: Could not build wheels for lxml",
         ],
     )
+
+
+def test_tsc_pretty_output_in_colour() -> None:
+    cyan, yellow, red, grey, reset = "\x1b[96m", "\x1b[93m", "\x1b[91m", "\x1b[90m", "\x1b[0m"
+
+    def error(path: str, line: int, code: str, message: str) -> str:
+        return (
+            f"{cyan}{path}{reset}:{yellow}{line}{reset}:{yellow}19{reset} - {red}error{reset}"
+            f"{grey} {code}: {reset}{message}"
+        )
+
+    rows: list[str] = []
+    for k in range(40):
+        rows += [
+            error(f"src/r{k}.ts", 5, "TS2339", "Property 'name' does not exist on type 'C'."),
+            "",
+            "\x1b[7m5\x1b[0m   return c.name;",
+            "",
+        ]
+    rows += [
+        error("src/util/x.ts", 15, "TS2307", "Cannot find module 'date-fns'."),
+        "",
+        "Found 41 errors in 41 files.",
+    ]
+    out = _keeps(
+        "build",
+        "\n".join(rows),
+        Hint(tool="bash", command="npx tsc --pretty"),
+        900,
+        ["Cannot find module 'date-fns'.", "Found 41 errors in 41 files."],
+    )
+    assert "[x40] error TS2339: Property 'name' does not exist on type 'C'." in out

@@ -36,7 +36,7 @@ _COMMAND = re.compile(
 
 _PROBLEM = line_regex(
     r"^(?:"
-    r"(?P<tsc>\S.*?\(\d+,\d+\): (?:error|warning) TS\d+: .*)"
+    r"(?P<tsc>\S.*?(?:\(\d+,\d+\):|:\d+:\d+ -) (?:error|warning) TS\d+: .*)"
     r"|(?P<rust>(?:error|warning)(?:\[E\d{4}\])?: "
     r"(?!could not compile|aborting|build failed|test failed|\d+ targets? failed).*)"
     r"|(?P<gcc>(?![^:\n]*\.py:)[^\s:][^:\n]*:\d+(?::\d+)?: (?:fatal error|error|warning): .*)"
@@ -172,7 +172,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 def _message_key(line: str) -> str:
     """The diagnostic without its location, so the same message in many files groups."""
     m = _LOCATION_SPLIT.match(line)
-    return line[m.end() :].strip() if m else line.strip()
+    return line[m.end() :].strip().removeprefix("- ") if m else line.strip()
 
 
 def _mark_message(lines: list[str], i: int, mark, p: int) -> None:
