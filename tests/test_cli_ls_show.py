@@ -120,3 +120,32 @@ def test_show_takes_selections_from_the_end(capsys: pytest.CaptureFixture[str]) 
     code, out, _ = run(capsys, "show", str(path), "--turns", "-2..", "--json")
     assert code == 0
     assert [t["number"] for t in json.loads(out)["turns"]] == [count - 1, count]
+
+
+def test_show_lists_images_with_their_size(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    line = {
+        "type": "user",
+        "uuid": "u1",
+        "parentUuid": None,
+        "sessionId": "s1",
+        "timestamp": "2025-01-01T00:00:00.000Z",
+        "cwd": "/home/ana/app",
+        "message": {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what is in this picture?"},
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/png", "data": "A" * 4000},
+                },
+            ],
+        },
+    }
+    path = tmp_path / "s1.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    code, out, err = run(capsys, "show", str(path))
+    assert code == 0, err
+    assert "what is in this picture?" in out
+    assert "[image/png, 3.0 kB]" in out

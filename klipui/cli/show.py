@@ -125,7 +125,9 @@ def _print_event(console: Any, event: Any) -> None:
     if kind == "user/message":
         source = (event.data.get("source") or {}).get("kind", "user")
         label = "user" if source == "user" else f"user ({source})"
-        _print_text(console, label, "bold cyan", blocks_text(message_content(event)))
+        content = message_content(event)
+        _print_text(console, label, "bold cyan", blocks_text(content))
+        _print_images(console, content)
     elif kind == "assistant/message":
         for block in message_content(event) or []:
             if not isinstance(block, dict):
@@ -163,6 +165,17 @@ def _print_event(console: Any, event: Any) -> None:
                 console.print(Text(f"  … {lines - len(preview)} more lines", style="dim"))
     elif kind == "compaction/summary":
         _print_text(console, "compaction", "bold blue", str(event.data.get("summary") or ""))
+
+
+def _print_images(console: Any, content: Any) -> None:
+    from rich.text import Text
+
+    from klipui.cli._render import human_size
+
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "image":
+            media = block.get("mediaType") or "image"
+            console.print(Text(f"  [{media}, {human_size(block.get('size') or 0)}]", style="cyan"))
 
 
 def _print_text(console: Any, label: str, style: str, text: str, body: str = "") -> None:
