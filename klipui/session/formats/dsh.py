@@ -9,8 +9,9 @@ Raising writes the header, then each event: an event equal to the record it came
 copied byte for byte; a run of events that is exactly all the members of one packed row, in
 order and unchanged (seqs may be shifted by a constant), is written back as that row (byte for
 byte when its seq0 is unchanged); anything else is written as a compact JSON SessionEvent, the
-native record's own extra keys kept. Normalisations: CRLF line ends become LF, a BOM, blank
-lines and lines that did not decode are dropped (the reader reports the latter).
+native record's own extra keys kept. Normalisations: CRLF line ends become LF; a BOM, blank
+lines, lines that did not decode and objects that are not SessionEvents (no type or seq) are
+dropped (the reader reports the last two as problems); a non-object `data` becomes `{}`.
 """
 
 from __future__ import annotations
