@@ -392,18 +392,22 @@ def peak():
     return int(status.split("VmHWM:")[1].split()[0]) * 1024
 from klipui.session import exact_info, open_session
 start = time.perf_counter()
+cpu = time.process_time()
 if sys.argv[2] == "open":
     session = open_session(sys.argv[1])
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu
     figures = {"events": len(session.events), "turns": len(session.turns),
                "format": session.format, "problems": len(session.problems)}
 else:
     info = exact_info(sys.argv[1])
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu
     figures = {"events": info.events, "turns": info.turns, "format": info.format,
                "tokens": info.tokens}
 print(json.dumps({
     "seconds": seconds,
+    "cpu_seconds": cpu_seconds,
     **figures,
     "max_rss_bytes": peak(),
     "ru_maxrss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
@@ -437,6 +441,7 @@ def load_in_child(path: Path, repeat: int = 1, mode: str = "open") -> dict[str, 
         runs.append(json.loads(done.stdout))
     result = min(runs, key=lambda run: run["seconds"])
     result["all_seconds"] = [round(run["seconds"], 3) for run in runs]
+    result["cpu_seconds"] = round(result["cpu_seconds"], 3)
     size = path.stat().st_size
     result["file_bytes"] = size
     result["baseline_rss_bytes"] = int(baseline.stdout)
@@ -522,6 +527,7 @@ def main() -> int:
     files = prepare()
     results: dict[str, Any] = {
         "python": sys.version.split()[0],
+        "load_average_at_start": os.getloadavg(),
         "cpus": os.cpu_count(),
         "targets": {
             "head_seconds": 0.05,
@@ -542,8 +548,12 @@ def main() -> int:
     results["load_growth"] = {
         key: {
             "seconds": value["seconds"],
+            "cpu_seconds": value["cpu_seconds"],
             "file_bytes": value["file_bytes"],
             "seconds_per_100mb": round(value["seconds"] * 100 * MB / value["file_bytes"], 3),
+            "cpu_seconds_per_100mb": round(
+                value["cpu_seconds"] * 100 * MB / value["file_bytes"], 3
+            ),
         }
         for key, value in growth.items()
     }
