@@ -51,6 +51,8 @@ class KlipuiApp(App[int]):
         self.fixed_now = now
         """A fixed 'now' for relative times (tests and screenshots); None uses the clock."""
         self.open_first = open_first
+        self.discovery_deferred = open_first is not None
+        """Listing waits until the first session is open, so the two do not compete."""
 
     def now(self) -> float:
         """The current time in epoch seconds (fixed in tests)."""
@@ -68,6 +70,17 @@ class KlipuiApp(App[int]):
         from klipui.screens.session import SessionScreen
 
         self.push_screen(SessionScreen(path))
+
+    def resume_discovery(self) -> None:
+        """Start the deferred listing of sessions (once the first session is on screen)."""
+        from klipui.screens.sessions import SessionsScreen
+
+        if not self.discovery_deferred:
+            return
+        self.discovery_deferred = False
+        for screen in self.screen_stack:
+            if isinstance(screen, SessionsScreen):
+                screen.discover_sessions()
 
     def action_help(self) -> None:
         from klipui.screens.help import HelpScreen

@@ -32,22 +32,20 @@ def _open(path: Path) -> Session:
 
 
 def turn_marks(session: Session) -> dict[int, str]:
-    """Marks per turn number: ◆ compaction, ⑂ sidechain."""
+    """Marks per turn number: ◆ a compaction, ⑂ a sidechain (sub-agent work inside the turn)."""
     marks: dict[int, str] = {}
-    records = session.records
+    events = session.events
     for turn in session.turns:
-        mark = ""
-        for event in session.events[turn.start : turn.end]:
-            if event.type == "compaction/summary" and "◆" not in mark:
-                mark += "◆"
-            if (
-                "⑂" not in mark
-                and event.origin is not None
-                and event.origin < len(records)
-                and isinstance(records[event.origin].value, dict)
-                and records[event.origin].value.get("isSidechain") is True
-            ):
-                mark += "⑂"
+        compaction = sidechain = False
+        for index in range(turn.start, turn.end):
+            event = events[index]
+            if event.type == "compaction/summary":
+                compaction = True
+            elif "sidechain" in event.data:
+                sidechain = True
+            if compaction and sidechain:
+                break
+        mark = ("◆" if compaction else "") + ("⑂" if sidechain else "")
         if mark:
             marks[turn.number] = mark
     return marks
@@ -117,6 +115,7 @@ class SessionScreen(Screen[None]):
         self.app.call_from_thread(self.query_one(TurnList).set_marks, marks)
 
     def _failed(self, message: str) -> None:
+        self.klipui.resume_discovery()
         self.query_one("#session-loading").display = False
         self.query_one("#session-info", Static).update(f"⚠ {message}")
         self.notify(message, severity="error", timeout=10)
@@ -128,9 +127,12 @@ class SessionScreen(Screen[None]):
         turns = self.query_one(TurnList)
         turns.set_turns(session.turns, marks)
         self._update_info()
-        if not session.turns:
+        if session.turns:
+            self.show_turn(1)
+        else:
             self.query_one(EventView).show_turn(session, 0, len(session.events), show_all=True)
         turns.focus()
+        self.set_timer(0.3, self.klipui.resume_discovery)
         if session.problems:
             first = session.problems[0]
             more = f" (and {len(session.problems) - 1} more)" if len(session.problems) > 1 else ""

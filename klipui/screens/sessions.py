@@ -189,7 +189,8 @@ class SessionsScreen(Screen[None]):
             table.add_column(column.label, key=column.key)
         self.query_one("#session-filter", Input).display = False
         table.focus()
-        self.discover_sessions()
+        if not getattr(self.app, "discovery_deferred", False):
+            self.discover_sessions()
 
     # --- workers -----------------------------------------------------------------------------
 

@@ -221,11 +221,9 @@ def prose_body(text: str, console: Console, style: Style | None = None) -> Body:
     return TextBody(text, console, style)
 
 
-def _is_sidechain(session: Session, event: Event) -> bool:
-    if event.origin is None or event.origin >= len(session.records):
-        return False
-    value = session.records[event.origin].value
-    return isinstance(value, dict) and value.get("isSidechain") is True
+def _is_sidechain(event: Event) -> bool:
+    """Sub-agent work lowered into the parent's log (`data.sidechain`, see the Claude format)."""
+    return isinstance(event.data, dict) and "sidechain" in event.data
 
 
 def build_blocks(
@@ -240,7 +238,7 @@ def build_blocks(
     blocks: list[Block] = []
     for index in range(start, end):
         event = session.events[index]
-        sidechain = _is_sidechain(session, event)
+        sidechain = _is_sidechain(event)
         before = len(blocks)
         _event_blocks(event, index, console, styles, show_all, blocks)
         for block in blocks[before:]:

@@ -63,8 +63,8 @@ class LineView(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._source: RowSource = source or EmptySource()
         self._cache: LRUCache[tuple[int, int], Strip] = LRUCache(2000)
-        self._generation = 0
         self._rows_width = -1
+        self._base_style: Style | None = None
 
     @property
     def source(self) -> RowSource:
@@ -100,7 +100,13 @@ class LineView(ScrollView, can_focus=True):
         width = self.text_width
         if width != self._rows_width:
             self._rows_width = width
-            self.virtual_size = Size(width, self._source.row_count(width))
+            size = Size(width, self._source.row_count(width))
+            if size != self.virtual_size:
+                # Not the reactive setter: it would lay out the whole screen on every new
+                # source; the scrollbar gutter is stable, so only this view changes.
+                self.set_reactive(LineView.virtual_size, size)
+                self._scroll_update(size)
+                self.refresh()
 
     def on_resize(self) -> None:
         self._cache.clear()
@@ -109,18 +115,27 @@ class LineView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._base_style = None
+
+    @property
+    def base_style(self) -> Style:
+        """The widget's own Rich style, computed once per style change (it walks the DOM)."""
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return self._base_style
 
     def render_line(self, y: int) -> Strip:
         self._update_virtual_size()
         width = self.text_width
         row = y + int(self.scroll_offset.y)
+        base = self.base_style
         if row >= self.virtual_size.height:
-            return Strip([Segment(" " * width, self.rich_style)], width)
+            return Strip([Segment(" " * width, base)], width)
         key = (row, width)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._source.render_row(row, width, self.rich_style)
-            strip = strip.extend_cell_length(width, self.rich_style).crop(0, width)
+            strip = self._source.render_row(row, width, base)
+            strip = strip.extend_cell_length(width, base).crop(0, width)
             self._cache[key] = strip
         return strip
 

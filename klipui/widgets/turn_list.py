@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
@@ -81,6 +82,18 @@ class TurnList(ScrollView, can_focus=True):
         self.selected: set[int] = set()
         self._anchor: int | None = None
         self._base: set[int] = set()
+        self._base_style: Style | None = None
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._base_style = None
+
+    @property
+    def base_style(self) -> Style:
+        """The widget's own Rich style, computed once per style change (it walks the DOM)."""
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return self._base_style
 
     def set_turns(self, turns: list[Turn], marks: dict[int, str] | None = None) -> None:
         self.turns = turns
@@ -103,11 +116,11 @@ class TurnList(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         index = y + int(self.scroll_offset.y)
         if index >= len(self.turns):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.base_style)
         return self._row(self.turns[index], index == self.cursor, width)
 
     def _row(self, turn: Turn, is_cursor: bool, width: int) -> Strip:
-        style = self.rich_style
+        style = self.base_style
         if is_cursor:
             style += self.get_component_rich_style("turn-list--cursor")
         selected = turn.number in self.selected
