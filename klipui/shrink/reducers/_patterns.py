@@ -287,6 +287,21 @@ class Fitter:
         pc, pl = self._cost(cand)
         return self.chars - gc + ac + bc + pc, self.nlines - gl + al + bl + pl
 
+    def add_marks(self, priority: dict[int, int], least: int = 0, below: int = 1 << 30) -> None:
+        """`add_all` for single lines given as {line: priority}, those with
+        `least <= priority < below`."""
+        items = sorted(priority.items(), key=lambda item: (-item[1], item[0]))
+        misses = 0
+        for i, p in items:
+            if not least <= p < below:
+                continue
+            if self.try_add(Cand(i, i + 1, p)):
+                misses = 0
+            else:
+                misses += 1
+                if misses >= MAX_MISSES and self.room() < 200:
+                    break
+
     def gaps(self) -> list[tuple[int, int]]:
         """The omitted ranges (before gap filling) between the selected pieces."""
         out = []

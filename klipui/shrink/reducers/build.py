@@ -16,7 +16,6 @@ from klipui.shrink.reducers._patterns import (
     LOW,
     MID,
     TOP,
-    Cand,
     Fitter,
     Lines,
     command_matches,
@@ -156,8 +155,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if not priority:
         return None
     fitter = Fitter(lines, budget)
-    cands = [Cand(i, i + 1, p) for i, p in priority.items()]
-    fitter.add_all([c for c in cands if c.priority > FLOOR])
+    fitter.add_marks(priority, least=FLOOR + 1)
     repeated = [(count, key) for key, count in messages.items() if count >= 3]
     if repeated:
         repeated.sort(key=lambda item: (-item[0], first_of[item[1]]))
@@ -165,7 +163,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         rows = [f"[x{count}] {key}" for count, key in repeated]
         if not fitter.add_summary(rows, where=(first + 1, first + 1)):
             fitter.add_summary(rows)
-    fitter.add_all([c for c in cands if c.priority <= FLOOR])
+    fitter.add_marks(priority, below=FLOOR + 1)
     return finish(fitter.plan(), n)
 
 

@@ -16,7 +16,6 @@ from klipui.shrink.reducers._patterns import (
     LOW,
     MID,
     TOP,
-    Cand,
     Fitter,
     Lines,
     command_matches,
@@ -142,12 +141,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         previous = p
 
     fitter = Fitter(lines, budget)
-    cands = [Cand(i, i + 1, p) for i, p in priority.items()]
-    fitter.add_all([c for c in cands if c.priority > FLOOR])
+    fitter.add_marks(priority, least=FLOOR + 1)
     if noise_kinds:
         rows = [f"[x{count}] {kind} …" for kind, count in noise_kinds.most_common(6)]
         fitter.add_summary(rows)
-    fitter.add_all([c for c in cands if c.priority <= FLOOR])
+    fitter.add_marks(priority, below=FLOOR + 1)
     return finish(fitter.plan(), n)
 
 

@@ -18,7 +18,6 @@ from klipui.shrink.reducers._patterns import (
     LOW,
     MID,
     TOP,
-    Cand,
     Fitter,
     Lines,
     command_matches,
@@ -219,8 +218,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
                 mark(header, p - 2)
 
     fitter = Fitter(lines, budget)
-    cands = [Cand(i, i + 1, p) for i, p in priority.items()]
-    fitter.add_all([c for c in cands if c.priority > FLOOR])
+    fitter.add_marks(priority, least=FLOOR + 1)
     common = sorted(
         ((count, code) for code, count in counts.items() if count > RARE), key=lambda x: -x[0]
     )
@@ -232,7 +230,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             where = (last, last)
         if not (where and fitter.add_summary(["hits per rule:", *rows], where=where)):
             fitter.add_summary(["hits per rule:", *rows])
-    fitter.add_all([c for c in cands if c.priority <= FLOOR])
+    fitter.add_marks(priority, below=FLOOR + 1)
     return finish(fitter.plan(), n)
 
 

@@ -18,7 +18,6 @@ from klipui.shrink.reducers._patterns import (
     LOG_LINE,
     LOW,
     MID,
-    Cand,
     Fitter,
     Lines,
     finish,
@@ -139,12 +138,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         mark(i, MID)
 
     fitter = Fitter(lines, budget)
-    cands = [Cand(i, i + 1, p) for i, p in priority.items()]
-    fitter.add_all([c for c in cands if c.priority > FLOOR + 1])
+    fitter.add_marks(priority, least=FLOOR + 1 + 1)
     if levels:
         counts = ", ".join(f"{level} {count:,}" for level, count in levels.most_common())
         fitter.add_summary([f"[records by level: {counts}]"])
-    fitter.add_all([c for c in cands if c.priority <= FLOOR + 1])
+    fitter.add_marks(priority, below=FLOOR + 1 + 1)
     return finish(fitter.plan(), n)
 
 

@@ -17,7 +17,6 @@ from klipui.shrink.reducers._patterns import (
     LOW,
     MID,
     TOP,
-    Cand,
     Fitter,
     Lines,
     finish,
@@ -131,7 +130,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if not frames:
         return None
     fitter = Fitter(lines, budget)
-    fitter.add_all([Cand(i, i + 1, p) for i, p in priority.items()])
+    fitter.add_marks(priority)
     return finish(fitter.plan(), n)
 
 

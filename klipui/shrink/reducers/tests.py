@@ -16,7 +16,6 @@ from klipui.shrink.reducers._patterns import (
     LOW,
     MID,
     TOP,
-    Cand,
     Fitter,
     Lines,
     command_matches,
@@ -119,6 +118,19 @@ _FAILING = re.compile(
 """A summary line that reports trouble outranks one that reports success."""
 _PANIC = line_regex(r"^(?:panic: |fatal error: )")
 
+_SCAN = line_regex(
+    "^(?:"
+    + _HEADER.pattern[4:-1]
+    + "|(?P<summary>"
+    + _SUMMARY.pattern[4:-1]
+    + ")|(?P<section>"
+    + _SECTION.pattern[4:-1]
+    + ")|(?P<panic>"
+    + _PANIC.pattern[4:-1]
+    + "))"
+)
+"""Headers, summaries, sections and panics in one pass over the text (named by group)."""
+
 _MAX_BLOCK = 400
 
 
@@ -158,26 +170,26 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if priority.get(i, -1) < p:
             priority[i] = p
 
-    summary_lines = lines.hits(_SUMMARY)
     text_lines = lines.lines
-    for i in summary_lines:
-        mark(i, TOP if _FAILING.search(text_lines[i]) else MID + 10)
-    sections = lines.hits(_SECTION)
-    for i in sections:
-        mark(i, MID)
-
+    summary_lines: list[int] = []
+    sections: list[int] = []
     headers: list[tuple[int, str]] = []
-    for m in _HEADER.finditer(lines.text):
+    for m in _SCAN.finditer(lines.text):
         kind = m.lastgroup or ""
         i = lines.line_at(m.start())
-        if kind == "surefire" and "Tests run:" in lines.lines[i]:
-            continue
-        headers.append((i, kind))
+        if kind == "summary":
+            summary_lines.append(i)
+            mark(i, TOP if _FAILING.search(text_lines[i]) else MID + 10)
+        elif kind == "section":
+            sections.append(i)
+            mark(i, MID)
+        elif kind == "panic":
+            mark(i, HIGH)
+        elif not (kind == "surefire" and "Tests run:" in text_lines[i]):
+            headers.append((i, kind))
     stops = sorted({i for i, _ in headers} | set(summary_lines) | set(sections))
     _mark_blocks(lines, headers, stops, mark)
 
-    for i in lines.hits(_PANIC):
-        mark(i, HIGH)
     if not headers:
         for i in lines.hits(_FAIL_LINE):
             mark(i, MID)
@@ -186,9 +198,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 
     if not priority:
         return None
-    cands = [Cand(i, i + 1, p) for i, p in priority.items()]
     fitter = Fitter(lines, budget)
-    fitter.add_all(cands)
+    fitter.add_marks(priority)
     return finish(fitter.plan(), n)
 
 
