@@ -470,7 +470,7 @@ def run_case(case: Case, work: Path) -> Outcome:
     outcome.all_calls_answered = bool(conversation["all_calls_answered"])
     outcome.problems = list(conversation["problems"])
     complete = _turn_count(session) == len(session.turns)
-    if complete and (case.label in ("all", "compact") or "all" in case.aliases):
+    if complete and (case.label == "all" or "all" in case.aliases):
         parent = next(r for r in acceptance() if r["sample"] == case.sample)
         sent = [
             p for p in conversation["user_prompts"] if p != checker.short(checker.DEFAULT_PROMPT)
