@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import klipui.shrink.text as text_module  # noqa: E402
 from klipui.shrink import Budget, Hint, builtin_reducers, shrink  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
@@ -137,6 +138,7 @@ def main() -> int:
                 name: str = module.name,
             ) -> None:
                 nonlocal result
+                text_module._last = None  # no reuse of the previous run's line split
                 result = shrink(text, hint, budget, only=[name])
 
             seconds = _time(run, repeat=3 if size <= 1 else 1)

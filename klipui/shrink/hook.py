@@ -214,6 +214,7 @@ def on_tool_result(result: ToolResult, config: HookConfig | None = None) -> Tool
     line_shares = _shares([t.count("\n") + 1 for t in texts], config.max_lines)
     new_texts: list[str] = []
     output_path: str | None = None
+    reduced = False
     for text, chars, lines in zip(texts, char_shares, line_shares, strict=True):
         budget = Budget(max(chars, 80) if chars else 0, max(lines, 2) if lines else 0)
         budget = Budget(budget.max_chars, budget.max_lines, config.max_line_chars)
@@ -225,7 +226,10 @@ def on_tool_result(result: ToolResult, config: HookConfig | None = None) -> Tool
         if out.locator and store is not None and output_path is None:
             output_path = str(store.path_for(out.locator))
         new_texts.append(out.content)
+        reduced = reduced or out.reduced
 
+    if not reduced:
+        return replace(result, truncated=False)
     if isinstance(result.llm_content, str):
         content: str | list[dict[str, Any]] = new_texts[0]
     else:

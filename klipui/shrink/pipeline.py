@@ -235,8 +235,6 @@ class _Layout:
         return len(line) + 1
 
     def keep_cost(self, start: int, end: int) -> int:
-        if end - start <= 64:
-            return sum(self.line_cost(i) for i in range(start, end))
         if self._prefix is None:
             self._prefix = [0, *accumulate(len(line) + 1 for line in self.lines.lines)]
         cost = self._prefix[end] - self._prefix[start]
@@ -262,27 +260,23 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
     pieces: list[_Piece] = []
     last = 0
     for item in plan:
-        if not isinstance(item, Keep | Summary):
+        kind = type(item)
+        if kind is not Keep and kind is not Summary:
             raise ValueError(f"plan item {item!r} is neither Keep nor Summary")
-        if not (last <= item.start <= item.end <= n):
+        start, end = item.start, item.end
+        if not (last <= start <= end <= n):
             raise ValueError(f"plan item {item!r} is out of order or out of range (n={n})")
-        if isinstance(item, Keep):
-            if item.start == item.end:
-                continue
-            pieces.append(_Piece(item.start, item.end, item.priority, None))
+        if kind is Keep:
+            if start < end:
+                cost = layout.keep_cost(start, end)
+                pieces.append(_Piece(start, end, item.priority, None, cost, end - start))
         else:
             rows = tuple(part.rstrip("\r") for line in item.lines for part in str(line).split("\n"))
             if layout.cap > 0:
                 rows = tuple(cap_line(row, layout.cap) for row in rows)
-            pieces.append(_Piece(item.start, item.end, item.priority, rows))
-        last = item.end
-    for piece in pieces:
-        if piece.summary is None:
-            piece.chars = layout.keep_cost(piece.start, piece.end)
-            piece.rows = piece.end - piece.start
-        else:
-            piece.chars = sum(len(row) + 1 for row in piece.summary)
-            piece.rows = len(piece.summary)
+            cost = sum(len(row) + 1 for row in rows)
+            pieces.append(_Piece(start, end, item.priority, rows, cost, len(rows)))
+        last = end
     return pieces
 
 

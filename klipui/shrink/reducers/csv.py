@@ -29,6 +29,8 @@ MAX_ODD_SHARE = 0.2
 
 def fields(line: str, delimiter: str) -> tuple[int, bool]:
     """(number of fields, whether a quote is left open at the end of the line)."""
+    if '"' not in line:
+        return line.count(delimiter) + 1, False
     count = 1
     quoted = False
     at_field_start = True

@@ -74,64 +74,58 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     priority = [0] * n
     in_hunk = False
     pairs: list[tuple[int, int]] = []
-    hunk_of = [-1] * n
+    changed: list[tuple[int, int]] = []  # (line, hunk number)
     hunk_lines: list[int] = []
     i = 0
     while i < n:
         line = lines[i]
-        if line.startswith(("diff --git ", "diff --cc ")):
-            in_hunk = False
-        if _HUNK.match(line):
+        first = line[:1]
+        if in_hunk and first == " ":
+            i += 1
+            continue
+        if first == "@" and _HUNK.match(line):
             in_hunk = True
             hunk_lines.append(i)
             priority[i] = HUNK
-            i += 1
-            continue
-        if not in_hunk and line.startswith(_FILE_HEADERS):
-            priority[i] = FILE
-            i += 1
-            continue
-        if in_hunk and line.startswith("-") and not line.startswith("--- "):
+        elif not in_hunk:
+            if line.startswith(_FILE_HEADERS):
+                priority[i] = FILE
+        elif first == "-" and not line.startswith("--- "):
             start = i
-            while i < n and lines[i].startswith("-"):
+            while i < n and lines[i][:1] == "-":
                 i += 1
             middle = i
-            while i < n and lines[i].startswith("+") and not lines[i].startswith("+++ "):
+            while i < n and lines[i][:1] == "+" and not lines[i].startswith("+++ "):
                 i += 1
-            for k in range(start, i):
-                priority[k] = UNIQUE
-                hunk_of[k] = len(hunk_lines) - 1
+            hunk = len(hunk_lines) - 1
+            changed.extend((k, hunk) for k in range(start, i))
             if middle - start == i - middle:
                 pairs.extend(zip(range(start, middle), range(middle, i), strict=True))
             continue
-        if in_hunk and _is_change(line):
-            priority[i] = UNIQUE
-            hunk_of[i] = len(hunk_lines) - 1
-        elif in_hunk and line.startswith(("+++ ", "--- ")):
-            priority[i] = UNIQUE
-        elif in_hunk and not line.startswith((" ", "\\")) and line:
+        elif first == "+" and not line.startswith("+++ "):
+            changed.append((i, len(hunk_lines) - 1))
+        elif first not in ("\\", "") and not line.startswith(("+++ ", "--- ")):
             in_hunk = False
             if line.startswith(_FILE_HEADERS):
                 priority[i] = FILE
         i += 1
-    if not any(p >= UNIQUE for p in priority):
+    if not changed:
         return None
+    for k, _ in changed:
+        priority[k] = UNIQUE
     pair_signatures = [_signature(lines[a], lines[b]) for a, b in pairs]
     signatures = Counter(pair_signatures)
     for (a, b), signature in zip(pairs, pair_signatures, strict=True):
         if signatures[signature] >= MECHANICAL_REPEATS:
             priority[a] = priority[b] = MECHANICAL
-    unique_hunks = {hunk_of[k] for k in range(n) if priority[k] == UNIQUE and hunk_of[k] >= 0}
-    for index, line_no in enumerate(hunk_lines):
-        if index in unique_hunks:
-            priority[line_no] = UNIQUE
-    for k in range(n):
-        p = priority[k]
-        if p in (UNIQUE, MECHANICAL) and lines[k][:1] in ("+", "-"):
-            context = UNIQUE_CONTEXT if p == UNIQUE else CONTEXT_LINE
-            for j in (*range(k - CONTEXT, k), *range(k + 1, k + 1 + CONTEXT)):
-                if 0 <= j < n and priority[j] == 0 and lines[j][:1] in (" ", "\\", ""):
-                    priority[j] = max(priority[j], context)
+    unique_hunks = {hunk for k, hunk in changed if priority[k] == UNIQUE and hunk >= 0}
+    for index in unique_hunks:
+        priority[hunk_lines[index]] = UNIQUE
+    for k, _ in changed:
+        context = UNIQUE_CONTEXT if priority[k] == UNIQUE else CONTEXT_LINE
+        for j in (*range(k - CONTEXT, k), *range(k + 1, k + 1 + CONTEXT)):
+            if 0 <= j < n and priority[j] < context and lines[j][:1] in (" ", "\\", ""):
+                priority[j] = context
     plan: Plan = []
     k = 0
     while k < n:

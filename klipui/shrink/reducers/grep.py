@@ -56,17 +56,22 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if count > FIRST_MATCHES:
             label = "match" if count == 1 else "matches"
             plan.append(Summary((f"[{path}: {count:,} {label}]",), start, start, 4))
-        for i in range(start, end):
-            found = parsed[i]
-            assert found is not None
-            body = found[1]
-            if _DEFINITION.match(body):
-                priority = 6 if not body[:1].isspace() else 5
-            elif i - start < FIRST_MATCHES:
-                priority = 2
+        run_start, run_priority = start, -1
+        for i in range(start, end + 1):
+            if i < end:
+                found = parsed[i]
+                assert found is not None
+                body = found[1]
+                if _DEFINITION.match(body):
+                    priority = 6 if not body[:1].isspace() else 5
+                else:
+                    priority = 2 if i - start < FIRST_MATCHES else 1
             else:
-                priority = 1
-            plan.append(Keep(i, i + 1, priority))
+                priority = -2
+            if priority != run_priority or priority >= 5:
+                if i > run_start and run_priority >= 0:
+                    plan.append(Keep(run_start, i, run_priority))
+                run_start, run_priority = i, priority
         last = end
     for i in range(last, len(lines)):
         if lines[i].strip():

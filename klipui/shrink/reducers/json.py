@@ -39,7 +39,7 @@ def detect(text: str, hint: Hint) -> bool:
     path = (hint.path or "").lower()
     if path.endswith((".json", ".jsonl")):
         return True
-    return text.rstrip().endswith(("}", "]"))
+    return text[-1000:].rstrip().endswith(("}", "]"))
 
 
 def _closes(core: str) -> bool:

@@ -1,8 +1,8 @@
 """repeat: retry storms, progress spam, any run of near-identical lines.
 
-Lines are compared by template (numbers with their units and spacing masked). A run of at least 5
-lines that repeats a pattern of 1 to 4 lines (so `error / retrying` pairs count too) keeps its
-first two and its last repetition; the rest becomes one line
+Lines are compared by template (digits, number punctuation and spacing masked). A run of at
+least 5 lines that repeats a pattern of 1 to 4 lines (so `error / retrying` pairs count too)
+keeps its first two and its last repetition; the rest becomes one line
 `... N similar lines (C characters) omitted ...`. Lines outside runs stay.
 """
 
@@ -21,15 +21,14 @@ overflow = "hint"
 MIN_SAMPLE = 50
 MIN_RUN = 5
 MAX_PERIOD = 4
-_DIGITS = str.maketrans("0123456789", "##########")
-_NUMBER = re.compile(r"#+(?:[.,:]#+)*[A-Za-z%]{0,2}")
-_SPACES = re.compile(r"[ \t]+")
+_VARYING = b"0123456789.,:"
+_SPACES = re.compile(rb"[ \t]{2,}|\t")
 
 
-def templates(lines: list[str]) -> list[str]:
-    """Each line with its varying parts (numbers with their units, spacing) masked."""
-    masked = "\n".join(lines).translate(_DIGITS)
-    return _SPACES.sub(" ", _NUMBER.sub("#", masked)).split("\n")
+def templates(lines: list[str]) -> list[bytes]:
+    """Each line with its varying parts (digits and number punctuation, spacing) masked."""
+    masked = "\n".join(lines).encode("utf-8", "surrogatepass").translate(None, _VARYING)
+    return _SPACES.sub(b" ", masked).split(b"\n")
 
 
 def detect(text: str, hint: Hint) -> bool:
@@ -40,7 +39,7 @@ def detect(text: str, hint: Hint) -> bool:
     return bool(counts) and counts.most_common(1)[0][1] * 3 >= len(lines)
 
 
-def _run_at(shapes: list[str], i: int) -> tuple[int, int]:
+def _run_at(shapes: list[bytes], i: int) -> tuple[int, int]:
     """(period, length) of the longest repeating run starting at line i."""
     n = len(shapes)
     best = (1, 1)

@@ -84,6 +84,10 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
 SUFFIXES = ("ing", "ed", "es", "s")
 
 
@@ -127,11 +131,13 @@ def bm25(text: str, spans: Sequence[tuple[int, int]], query: str) -> list[float]
     count = len(spans)
     for term in terms:
         frequency: dict[int, int] = {}
-        for match in re.finditer(r"(?<![a-z0-9_])" + re.escape(term), lowered):
-            position = match.start()
-            index = bisect_right(starts, position) - 1
-            if index >= 0 and position < spans[index][1]:
-                frequency[index] = frequency.get(index, 0) + 1
+        position = lowered.find(term)
+        while position >= 0:
+            if position == 0 or not _is_word_char(lowered[position - 1]):
+                index = bisect_right(starts, position) - 1
+                if index >= 0 and position < spans[index][1]:
+                    frequency[index] = frequency.get(index, 0) + 1
+            position = lowered.find(term, position + len(term))
         if not frequency:
             continue
         idf = math.log(1 + (count - len(frequency) + 0.5) / (len(frequency) + 0.5))
