@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from conftest import sample_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from klipui.conversation.tokens import estimate_tokens
+from klipui.session import open_session
 from klipui.session.blocks import blocks_text, event_text, first_line
 from klipui.session.model import Event
 from klipui.session.turns import build_turns
@@ -120,3 +125,21 @@ def test_turns_partition_in_order(kinds: list[str]) -> None:
         inside = events[turn.start : turn.end]
         assert turn.tool_calls == sum(e.type == "tool/call" for e in inside)
         assert [e.type for e in inside[1:]].count("turn/start") == 0
+
+
+@pytest.mark.parametrize("path", sample_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_format_keeps_the_turn_contract(path: Path) -> None:
+    """Turns as every adapter lowers them agree with the brackets in their events (adapters may
+    pick a better prompt line, e.g. a slash command over its expansion)."""
+    session = open_session(path)
+    rebuilt = build_turns(session.events)
+    figures = [(t.number, t.start, t.end, t.tool_calls, t.tokens, t.errors) for t in rebuilt]
+    assert figures == [
+        (t.number, t.start, t.end, t.tool_calls, t.tokens, t.errors) for t in session.turns
+    ]
+    assert [t.completed for t in rebuilt] == [t.completed for t in session.turns]
+    for turn in session.turns:
+        assert session.events[turn.start].type == "turn/start"
+        ended = session.events[turn.end - 1].type == "turn/end"
+        cut = turn.end == len(session.events) or session.events[turn.end].type == "turn/start"
+        assert ended or cut
