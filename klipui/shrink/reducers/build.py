@@ -76,6 +76,18 @@ _CONTEXT = line_regex(
     r"^[^\s:][^:\n]*: (?:In (?:function|member function|instantiation|static)|At )"
 )
 _LOCATION_SPLIT = re.compile(r"^(\S.*?)(?:\(\d+,\d+\)|:\d+(?::\d+)?):? ")
+_SCAN = line_regex(
+    "^(?:(?P<summary>"
+    + _SUMMARY.pattern[4:-1]
+    + ")|(?P<problem>"
+    + _PROBLEM.pattern[4:-2]
+    + ")$|(?P<required>"
+    + _REQUIRED_HERE.pattern[1:]
+    + ")|(?P<context>"
+    + _CONTEXT.pattern[1:]
+    + "))"
+)
+"""Summaries, diagnostics, instantiation points and context lines in one pass (named groups)."""
 _RUST_ARROW = re.compile(r"^\s*--> ")
 _INDENTED_LOCATION = re.compile(r"^\s+\S+:\d+:\d+:?$")
 
@@ -112,16 +124,21 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if priority.get(i, -1) < p:
             priority[i] = p
 
-    for i in lines.hits(_SUMMARY):
-        mark(i, TOP)
-
     text_lines = lines.lines
     messages: Counter[str] = Counter()
     first_of: dict[str, int] = {}
     repeats: list[int] = []
-    problem_lines = lines.hits(_PROBLEM)
-    for i in problem_lines:
+    for m in _SCAN.finditer(lines.text):
+        kind = m.lastgroup
+        i = lines.line_at(m.start())
         line = text_lines[i]
+        if kind == "summary":
+            mark(i, TOP)
+            continue
+        if kind == "required" or kind == "context":
+            if not _SYSTEM.search(line):
+                mark(i, MID if kind == "required" else LOW)
+            continue
         key = _message_key(line)
         messages[key] += 1
         if key in first_of:
@@ -141,13 +158,6 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             _mark_message(text_lines, i, mark, MID if error else LOW)
         else:
             _mark_frame(text_lines, i, mark, HIGH if error and not system else LOW)
-
-    for i in lines.hits(_REQUIRED_HERE):
-        if not _SYSTEM.search(text_lines[i]):
-            mark(i, MID)
-    for i in lines.hits(_CONTEXT):
-        if not _SYSTEM.search(text_lines[i]):
-            mark(i, LOW)
 
     for i in repeats:
         if messages[_message_key(text_lines[i])] < 3:

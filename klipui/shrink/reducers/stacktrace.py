@@ -67,6 +67,16 @@ _NOTICE = line_regex(
 )
 _JAVA_FRAME = re.compile(r"^\s+at ((?:[a-z][\w$]*\.){2})[\w$.<>]+\(")
 _MORE = re.compile(r"^\s+\.\.\. \d+ ")
+_SCAN = line_regex(
+    "^(?:(?P<header>"
+    + _HEADER.pattern[4:-2]
+    + ")$|(?P<frame>"
+    + _FRAME.pattern[4:-2]
+    + ")$|(?P<notice>"
+    + _NOTICE.pattern[1:]
+    + "))"
+)
+"""Exception headers, frames and warning/error notices in one pass (named groups)."""
 _PROPERTY = re.compile(r"^\s+[\w$]+: .+$|^\s*[{}],?$")
 _LOCATION = re.compile(r"^(?:/|[A-Za-z]:\\|\./)?\S+\.\w+:\d+$")
 
@@ -100,25 +110,34 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if priority.get(i, -1) < p:
             priority[i] = p
 
-    headers = lines.hits(_HEADER)
+    headers: list[int] = []
+    frames: list[int] = []
+    notices: list[int] = []
+    found = {"header": headers, "frame": frames, "notice": notices}
+    for m in _SCAN.finditer(lines.text):
+        found[m.lastgroup or "notice"].append(lines.line_at(m.start()))
     for i in headers:
         line = text_lines[i].strip()
         if line.startswith(("Traceback", "During handling", "The above exception")):
             mark(i, MID)
         else:
             mark(i, TOP if not line.startswith("goroutine") else MID)
-    frames = [i for i in lines.hits(_FRAME) if i not in priority]
     home = _java_home(text_lines, frames)
     for run in _frame_runs(text_lines, frames):
         _mark_run(text_lines, run, mark, home)
     seen: set[str] = set()
-    for i in lines.hits(_NOTICE):
+    for i in notices:
         if i in priority:
             continue
         key = template(text_lines[i])
         mark(i, MID - 5 if key not in seen else FLOOR + 1)
         seen.add(key)
+    frame_set = set(frames)
     for i in headers:
+        for j in range(i + 1, min(n, i + 7)):
+            if j in frame_set or j in priority:
+                break
+            mark(j, LOW)
         for j in range(i - 1, max(-1, i - 6), -1):
             if _LOCATION.match(text_lines[j].strip() or "-"):
                 for k in range(j, i):
@@ -178,9 +197,10 @@ def _mark_run(lines: list[str], run: list[int], mark, home: str | None) -> None:
         if i >= 0 and i not in users:
             stretch.append(i)
             continue
-        for j in {stretch[0], stretch[-1]} if stretch else ():
-            mark(j, LOW)
-            _mark_source(lines, j, LOW, mark)
+        for j in stretch:
+            p = LOW if j in (stretch[0], stretch[-1]) else FLOOR
+            mark(j, p)
+            _mark_source(lines, j, p, mark)
         stretch = []
     last = run[-1]
     n = len(lines)
