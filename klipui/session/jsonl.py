@@ -1,7 +1,8 @@
 """Tolerant JSONL reading that never loses a good line, and atomic writing of new files.
 
-Reading: the whole (decompressed) file is read at once and cut at newlines; each line is decoded
-with orjson straight from a memoryview (no copy). A line that is not a JSON object becomes a
+Reading: a plain file is memory-mapped (its pages handed back to the OS as they are decoded), a
+zstd file decompressed at once; the content is cut at newlines and each line decoded with orjson
+straight from a memoryview (no copy). A line that is not a JSON object becomes a
 `Problem(path, line, reason)` and the rest still loads. Transparently handled, without a problem:
 a UTF-8 byte order mark at the start, CRLF line ends, blank (whitespace-only) lines, lone UTF-16
 surrogate escapes (`"\\ud83d"`, written by JavaScript when it cuts an emoji in half; replaced by
