@@ -174,7 +174,7 @@ def claude_lines(rng: random.Random, target: int, lines: int, huge: int) -> Iter
     writer = ClaudeWriter(rng, "5c0375b4-0000-4000-8000-000000000001", "/home/ana/work/app")
     mean_big = (2 * MB - 1000) / math.log(2000)
     exchanges = lines * 10 // 22
-    small_exchange = 5200  # assistant line + a 1-3 KB result with its toolUseResult copy
+    small_exchange = 6000  # assistant line + a 1-3 KB result with its toolUseResult copy
     budget = target - huge - exchanges * small_exchange
     every = max(1, round(exchanges * mean_big / max(budget, 1)))
     written = count = tool = 0
@@ -186,7 +186,7 @@ def claude_lines(rng: random.Random, target: int, lines: int, huge: int) -> Iter
         count += 1
         return line
 
-    while count < lines and written < target:
+    while written < target:
         yield emit(writer.prompt(f"Please {' '.join(rng.choices(WORDS, k=12))}"))
         for _ in range(10):
             tool += 1
