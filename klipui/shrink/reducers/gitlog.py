@@ -43,7 +43,7 @@ _STAT_FILE = re.compile(r"^ \S.* \| +(\d+) ")
 _STAT_TOTAL = re.compile(r"^ \d+ files? changed")
 _BIG_STAT = line_regex(r"^ \S[^|\n]*\| +[1-9]\d{2,} ")
 _DATE = re.compile(r"^Date:\s+\w{3} (\w{3}) (\d+) [\d:]+ (\d{4})")
-_AUTHOR = re.compile(r"^Author:\s+(.*?)\s*<")
+_AUTHORS = line_regex(r"^Author:\s+([^<\n]*?)\s*<")
 BIG_CHANGE = 300
 """A file line of `--stat` with at least this many changed lines makes its commit notable."""
 
@@ -87,11 +87,16 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         return None
     text_lines = lines.lines
     ends = [*starts[1:], n]
-    commits = [_parse(text_lines, s, e, full) for s, e in zip(starts, ends, strict=True)]
+    commits = [_Commit(s, e) for s, e in zip(starts, ends, strict=True)]
     for i in _notable_lines(lines, full):
         k = bisect_right(starts, i) - 1
         if k >= 0:
             commits[k].notable.append(i)
+    if full:
+        for m in _AUTHORS.finditer(lines.text):
+            k = bisect_right(starts, lines.line_at(m.start())) - 1
+            if k >= 0 and not commits[k].author:
+                commits[k].author = m.group(1)
     cands: list[Cand] = []
     extras: list[Cand] = []
     if starts[0] > 0:
@@ -108,6 +113,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             p = LOW + 3 - k
         else:
             continue
+        _parse(text_lines, commit, full)
         if full:
             commit.total = _stat_total(text_lines, commit)
         cands.extend(_commit_cands(commit, p))
@@ -120,29 +126,26 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         stop = bisect_left(starts, gap[1])
         inside = [c for c in commits[first:stop] if c.end <= gap[1]]
         if inside:
+            _parse(text_lines, inside[0], full)
+            _parse(text_lines, inside[-1], full)
             fitter.add_summary([_describe(inside)], where=gap)
     fitter.add_all(extras)
     return finish(fitter.plan(), n)
 
 
-def _parse(lines: list[str], start: int, end: int, full: bool) -> _Commit:
-    """Author, date and subject from the first lines of a commit."""
-    commit = _Commit(start, end)
+def _parse(lines: list[str], commit: _Commit, full: bool) -> None:
+    """Date and subject from the first lines of a commit (looked up only when needed)."""
     if not full:
-        commit.subject = start
-        return commit
-    for i in range(start + 1, min(end, start + 10)):
+        commit.subject = commit.start
+        return
+    for i in range(commit.start + 1, min(commit.end, commit.start + 10)):
         line = lines[i]
-        if line.startswith("Author:"):
-            m = _AUTHOR.match(line)
-            commit.author = m.group(1) if m else line[7:].strip()
-        elif line.startswith("Date:"):
+        if line.startswith("Date:"):
             m = _DATE.match(line)
             commit.date = f"{m.group(3)}-{m.group(1)}-{m.group(2)}" if m else line[5:].strip()
         elif line.startswith("    ") and line.strip():
             commit.subject = i
             break
-    return commit
 
 
 _NEEDLES = (
@@ -158,16 +161,6 @@ _NEEDLES = (
     "ollback",
     "nitial",
     "tag: ",
-    " v1",
-    " v2",
-    " v3",
-    " v4",
-    " v5",
-    " v6",
-    " v7",
-    " v8",
-    " v9",
-    " v0",
 )
 
 
@@ -215,9 +208,11 @@ def _describe(commits: list[_Commit]) -> str:
     """`    [37 routine commits, 2024-Jun-02 .. 2024-Jul-11; Aiko Sato 12, Priya Raman 9]`."""
     count = len(commits)
     text = f"    [{count} routine commit{'s' if count != 1 else ''}"
-    dates = [c.date for c in commits if c.date]
-    if dates:
-        text += f", {dates[-1]} .. {dates[0]}" if len(dates) > 1 else f", {dates[0]}"
+    newest, oldest = commits[0].date, commits[-1].date
+    if newest and oldest and newest != oldest:
+        text += f", {oldest} .. {newest}"
+    elif newest:
+        text += f", {newest}"
     authors = Counter(c.author for c in commits if c.author)
     if authors:
         text += "; " + ", ".join(f"{a} {k}" for a, k in authors.most_common(3))
