@@ -452,3 +452,31 @@ def test_generated_dsh_children_are_valid_logs(events: list[dict[str, Any]], dat
     assert body[rows[0]["seedLength"]]["type"] == "session/end-seed"
     assert validate(body) == []
     assert completed_turns(child) == end - start + 1
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        SAMPLES / "dsh" / "multi-turn.jsonl",
+        SAMPLES / "claude-code" / "ccv_fe5e1c67_sidechains_summary_errors.jsonl",
+        SAMPLES / "pi" / "pi_before-compaction_v1.jsonl",
+        SAMPLES
+        / "codex"
+        / "ccl_synthetic_rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl",
+    ],
+    ids=lambda p: p.parent.name,
+)
+def test_a_child_clips_again_like_its_parent(sample: Path, tmp_path: Path):
+    parent = open_session(copy_of(sample, tmp_path))
+    child = plan_child(parent, "..")
+    write_child(child)
+    again = plan_child(child.path, "..")
+    write_child(again)
+    last = plan_child(child.path, "-1")
+    write_child(last)
+    n = completed_turns(parent)
+    prompts = [t.prompt for t in parent.turns[:n]]
+    assert [t.prompt for t in open_session(child.path).turns][:n] == prompts
+    assert [t.prompt for t in open_session(again.path).turns][:n] == prompts
+    assert [t.prompt for t in open_session(last.path).turns] == prompts[-1:]
+    assert len({parent.path, child.path, again.path, last.path}) == 4
