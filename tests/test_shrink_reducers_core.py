@@ -172,7 +172,7 @@ def test_tree_files_per_directory() -> None:
     summaries = [p for p in plan if isinstance(p, Summary)]
     # one folder is the root of the listing: it keeps 40 entries
     assert summaries[-1].lines == ("  ... and 260 more in src/components",)
-    assert sum(1 for p in plan if isinstance(p, Keep)) == 40
+    assert sum(p.end - p.start for p in plan if isinstance(p, Keep)) == 40
     nested = "\n".join(f"src/{d}/Widget{i}.tsx" for d in ("a", "b") for i in range(300))
     nested_plan = tree.reduce(nested, Hint(), Budget())
     assert nested_plan is not None

@@ -42,14 +42,6 @@ def detect(text: str, hint: Hint) -> bool:
     return text[-1000:].rstrip().endswith(("}", "]"))
 
 
-def _closes(core: str) -> bool:
-    return core.startswith(("}", "]"))
-
-
-def _opens(core: str) -> bool:
-    return core.endswith(("{", "["))
-
-
 class _Container:
     __slots__ = ("children", "close", "depth", "open")
 
@@ -65,10 +57,12 @@ def _containers(lines: list[str]) -> list[_Container] | None:
     stack: list[_Container] = []
     found: list[_Container] = []
     for i, line in enumerate(lines):
-        core = line.strip().removesuffix(",").strip()
+        core = line.strip()
+        if core[-1:] == ",":
+            core = core[:-1].rstrip()
         if not core:
             continue
-        if _closes(core):
+        if core[0] in "}]":
             if not stack:
                 return None
             stack.pop().close = i
@@ -79,7 +73,7 @@ def _containers(lines: list[str]) -> list[_Container] | None:
             stack[-1].children.append(i)
         elif found:
             return None  # a second top-level value
-        if _opens(core):
+        if core[-1] in "{[":
             container = _Container(i, len(stack))
             stack.append(container)
             found.append(container)

@@ -9,9 +9,10 @@ method definitions come next; the body text goes first. `cat -n` style line numb
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan
-from klipui.shrink.text import sample_lines, split_lines
+from klipui.shrink.text import sample_lines, split
 
 name = "outline"
 describe = "headings, top-level definitions and section openings kept"
@@ -31,6 +32,7 @@ _FUNCTION = re.compile(
     r"(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?"
     r"(?:def|function|fn|func|sub|proc|type)\b"
 )
+_FUNCTION_WORDS = ("def", "function", "fn", "func", "sub", "proc", "type")
 _CONSTANT = re.compile(r"(?:__\w+__|[A-Z][A-Z0-9_]+)\s*(?::[^=]*)?=")
 _READ_TOOLS = ("read", "cat", "view", "open")
 
@@ -69,52 +71,81 @@ def detect(text: str, hint: Hint) -> bool:
     return headings >= 3
 
 
-def _body_sizes(bodies: list[str]) -> list[int]:
-    """For each line, how many lines until the next unindented statement (its body size)."""
-    n = len(bodies)
-    sizes = [1] * n
-    next_top = n
-    for i in range(n - 1, -1, -1):
-        sizes[i] = next_top - i
-        body = bodies[i]
-        if body.strip() and body[:1] not in (" ", "\t", ")", "]", "}", "#", "@"):
-            next_top = i
-    return sizes
+_PREFIX = r"^(?:[ \t]*\d+(?:\t|→))?"
+_LINE_PATTERNS = {
+    "markdown": re.compile(_PREFIX + r"#{1,6} \S", re.MULTILINE),
+    "man": re.compile(_PREFIX + r"[A-Z][A-Z0-9 ,/&()_-]{2,}\r?$", re.MULTILINE),
+    "class": re.compile(
+        _PREFIX + r"(?:export[ \t]+)?(?:default[ \t]+)?(?:abstract[ \t]+)?"
+        r"(?:class|interface|struct|enum|trait|impl|module|object)\b",
+        re.MULTILINE,
+    ),
+    "function": re.compile(
+        _PREFIX + r"(?:export[ \t]+)?(?:default[ \t]+)?(?:pub(?:\([^)\n]*\))?[ \t]+)?"
+        r"(?:async[ \t]+)?(?:def|function|fn|func|sub|proc|type)\b",
+        re.MULTILINE,
+    ),
+    "method": re.compile(
+        _PREFIX + r"[ \t]+(?:pub(?:\([^)\n]*\))?[ \t]+)?(?:async[ \t]+)?(?:static[ \t]+)?"
+        r"(?:def|function|fn|func|sub|proc)\b",
+        re.MULTILINE,
+    ),
+    "dunder": re.compile(_PREFIX + r"__\w+__[ \t]*(?::[^=\n]*)?=", re.MULTILINE),
+    "constant": re.compile(_PREFIX + r"[A-Z][A-Z0-9_]+[ \t]*(?::[^=\n]*)?=", re.MULTILINE),
+}
+
+
+def _line_numbers(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[int]:
+    """The lines (by index) where `pattern` matches at the start."""
+    return [bisect_right(starts, m.start()) - 1 for m in pattern.finditer(text)]
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
-    lines = split_lines(text)
-    bodies = [_body(line) for line in lines]
+    split_text = split(text)
+    lines, starts = split_text.lines, split_text.starts
     n = len(lines)
-    code = sum(1 for body in bodies[:2000] if _CLASS.match(body) or _FUNCTION.match(body)) >= 3
-    sizes = _body_sizes(bodies)
-    priority = [0] * n
+    found = {name: _line_numbers(p, text, starts) for name, p in _LINE_PATTERNS.items()}
+    code = len(found["class"]) + len(found["function"]) >= 3
+    priority: dict[int, int] = {}
+
+    def raise_to(i: int, value: int) -> None:
+        if 0 <= i < n and priority.get(i, 0) < value:
+            priority[i] = value
+
+    for i in found["method"]:
+        raise_to(i, METHOD)
+    for i in found["constant"]:
+        raise_to(i, CONSTANT)
+    # a definition's body runs to the next top-level definition or constant
+    statements = sorted(
+        set(found["class"] + found["function"] + found["dunder"] + found["constant"])
+    )
     outline = 0
-    for i, body in enumerate(bodies):
-        previous_blank = i == 0 or not bodies[i - 1].strip()
-        following = bodies[i + 1] if i + 1 < n else ""
-        if _is_heading(body, previous_blank, following, code):
-            priority[i] = HEADING
-            outline += 1
-            opened = 0
-            for j in range(i + 1, min(n, i + 8)):
-                if bodies[j].strip():
-                    priority[j] = max(priority[j], OPENING if opened == 0 else OPENING_MORE)
-                    opened += 1
-                    if opened == 2:
-                        break
-        elif body.startswith("__") and _CONSTANT.match(body):
-            priority[i] = DUNDER
-        elif _CLASS.match(body) or _FUNCTION.match(body):
-            # bigger definitions say more about the file: smaller ones go first
-            priority[i] = DEFINITION + min(sizes[i], 9_999)
-            outline += 1
-        elif _CONSTANT.match(body):
-            priority[i] = CONSTANT
-        elif body[:1] in (" ", "\t") and _FUNCTION.match(body.lstrip()):
-            priority[i] = METHOD
+    for i in sorted(set(found["class"]) | set(found["function"])):
+        following = bisect_right(statements, i)
+        next_top = statements[following] if following < len(statements) else n
+        raise_to(i, DEFINITION + min(next_top - i, 9_999))
+        outline += 1
+    for i in found["dunder"]:
+        raise_to(i, DUNDER)
+    headings = [] if code else list(found["markdown"])
+    for i in found["man"]:
+        previous_blank = i == 0 or not _body(lines[i - 1]).strip()
+        following_line = _body(lines[i + 1]) if i + 1 < n else ""
+        if previous_blank and following_line[:1] in (" ", "\t", ""):
+            headings.append(i)
+    for i in headings:
+        raise_to(i, HEADING)
+        outline += 1
+        opened = 0
+        for j in range(i + 1, min(n, i + 8)):
+            if lines[j].strip() and _body(lines[j]).strip():
+                raise_to(j, OPENING if opened == 0 else OPENING_MORE)
+                opened += 1
+                if opened == 2:
+                    break
     if outline < 2:
         return None
     for i in range(min(n, FILE_HEAD)):
-        priority[i] = max(priority[i], FILE_START)
-    return [Keep(i, i + 1, priority[i]) for i in range(n) if priority[i]]
+        raise_to(i, FILE_START)
+    return [Keep(i, i + 1, priority[i]) for i in sorted(priority)]

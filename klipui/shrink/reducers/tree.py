@@ -168,8 +168,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             plan.append(Summary((f"[{top}/: {count}]",), position, position, 7))
         entries = group.entries
         kept = entries[:limit] if len(entries) > limit + 1 else entries
-        for i in kept:
-            plan.append(Keep(i, i + 1, entry_priority))
+        run_start = -1
+        for index, i in enumerate(kept):
+            if run_start < 0:
+                run_start = i
+            if index + 1 == len(kept) or kept[index + 1] != i + 1:
+                plan.append(Keep(run_start, i + 1, entry_priority))
+                run_start = -1
         if len(kept) < len(entries):
             collapsed = True
             hidden = len(entries) - len(kept)
