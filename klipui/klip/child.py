@@ -179,9 +179,12 @@ def plan_child(
     moment = now or datetime.now(UTC)
     child_id = module.new_id(moment)
     path = Path(out) if out is not None else module.child_path(session, child_id, moment)
-    body = module.build(
-        ChildSource(session, kept, seed, child_id, moment, session.title, replacements)
-    )
+    try:
+        body = module.build(
+            ChildSource(session, kept, seed, child_id, moment, session.title, replacements)
+        )
+    except (OSError, ValueError) as error:
+        raise ClipError(f"{session.path}: cannot read the records back: {error}") from None
     compression = body.compression
     if out is not None and session.format == "dsh":
         compression = "zstd" if path.name.endswith(".zstd") else None

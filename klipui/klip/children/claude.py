@@ -26,7 +26,6 @@ from typing import Any
 import orjson
 
 from klipui.klip.children import ChildBody, ChildSource, origins_in_order
-from klipui.session.formats._turnkit import read_raw_lines
 from klipui.session.model import Session
 
 API_FIELDS = ("id", "type", "model", "stop_reason", "usage")
@@ -69,7 +68,7 @@ def build(source: ChildSource) -> ChildBody:
     namespace = uuid.UUID(source.child_id)
     uuids = _uuid_map(values, kept, namespace)
     parents = _parents(values)
-    raw = read_raw_lines(session, [i for i in kept if i not in source.replacements])
+    raw = {i: session.record_bytes(i) for i in kept if i not in source.replacements}
     lines: list[bytes] = []
     leaf: str | None = None
     for index in kept:

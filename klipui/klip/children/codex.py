@@ -16,7 +16,6 @@ from typing import Any
 import orjson
 
 from klipui.klip.children import ChildBody, ChildSource, iso_ms, origins_in_order, uuid7
-from klipui.session.formats._turnkit import read_raw_lines
 from klipui.session.model import Session
 
 CALLS = {
@@ -117,7 +116,7 @@ def build(source: ChildSource) -> ChildBody:
     payload["id"] = source.child_id
     payload["timestamp"] = iso_ms(source.now)
     new_meta = {**meta, "timestamp": iso_ms(source.now), "type": "session_meta", "payload": payload}
-    raw = read_raw_lines(session, [i for i in kept if i not in source.replacements])
+    raw = {i: session.record_bytes(i) for i in kept if i not in source.replacements}
     lines = [orjson.dumps(new_meta)]
     for index in kept:
         if index in source.replacements:
