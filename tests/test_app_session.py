@@ -168,3 +168,30 @@ async def test_ten_megabyte_result_is_drawn_lazily(tmp_path: Path) -> None:
         assert view.scroll_offset.y > 1_000
         # rows are drawn as they come into view: a small fraction of the 150,000
         assert view._cache.misses < 15_000
+
+
+async def test_help_is_per_context_and_palette_lists_every_action() -> None:
+    from klipui.app import context_actions
+    from klipui.screens.help import HelpScreen
+
+    app = make_app(PI, open_first=PI)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, PI)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen._text
+        assert text.index("## Turns") < text.index("## Session screen")  # focused context first
+        assert "Extend" in text and "Interval" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        titles = {title for title, *_ in context_actions(screen)}
+        for group, widget in (("Turns", TurnList), ("Session screen", SessionScreen)):
+            for binding in widget.BINDINGS:
+                assert f"{group}: {binding.description}" in titles
+        commands = [c.title for c in app.get_system_commands(screen)]
+        assert "Session screen: Clip" in commands and "Turns: Invert" in commands
+        await pilot.press("tab")  # the event view's actions join the palette when it has focus
+        commands = [c.title for c in app.get_system_commands(screen)]
+        assert "Events: Fold/unfold" in commands

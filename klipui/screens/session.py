@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -78,6 +79,7 @@ class SessionScreen(Screen[None]):
         self.show_all = False
         self._pending_turn: int | None = None
         self._timer = None
+        self._last_move = 0.0
 
     @property
     def klipui(self) -> KlipuiApp:
@@ -162,9 +164,16 @@ class SessionScreen(Screen[None]):
     @on(TurnList.Highlighted)
     def _turn_highlighted(self, event: TurnList.Highlighted) -> None:
         self._pending_turn = event.number
+        now = time.monotonic()
+        repeating = now - self._last_move < SHOW_DELAY
+        self._last_move = now
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.set_timer(SHOW_DELAY, self._show_pending)
+            self._timer = None
+        if repeating:  # key repeat: draw only where the cursor comes to rest
+            self._timer = self.set_timer(SHOW_DELAY, self._show_pending)
+        else:
+            self._show_pending()
 
     def _show_pending(self) -> None:
         self._timer = None
