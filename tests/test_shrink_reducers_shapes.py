@@ -955,3 +955,36 @@ def test_tsc_pretty_output_in_colour() -> None:
         ["Cannot find module 'date-fns'.", "Found 41 errors in 41 files."],
     )
     assert "[x40] error TS2339: Property 'name' does not exist on type 'C'." in out
+
+
+def test_go_test_build_failure() -> None:
+    rows = [f"ok  \texample.com/app/pkg{k}\t0.0{k % 9 + 1}s" for k in range(60)]
+    rows += [
+        "# example.com/app/store",
+        "store/db.go:41:12: undefined: sqlx.Connect",
+        "FAIL\texample.com/app/store [build failed]",
+        "FAIL",
+    ]
+    _keeps(
+        "tests",
+        "\n".join(rows),
+        Hint(tool="bash", command="go test ./..."),
+        400,
+        ["store/db.go:41:12: undefined: sqlx.Connect", "FAIL\texample.com/app/store [build failed]"],
+    )
+
+
+def test_msvc_diagnostics_group_without_columns() -> None:
+    rows = [
+        f"C:\\src\\mod{k}.cpp(12): warning C4996: 'strcpy': This function may be unsafe."
+        for k in range(60)
+    ]
+    rows += ["C:\\src\\main.cpp(41,5): error C2065: 'cfg': undeclared identifier", "Build FAILED."]
+    out = _keeps(
+        "build",
+        "\n".join(rows),
+        Hint(tool="bash", command="msbuild app.sln"),
+        500,
+        ["C:\\src\\main.cpp(41,5): error C2065: 'cfg': undeclared identifier", "Build FAILED."],
+    )
+    assert "[x60] warning C4996: 'strcpy': This function may be unsafe." in out

@@ -35,7 +35,7 @@ _COMMAND = re.compile(
 
 _PROBLEM = line_regex(
     r"^(?:"
-    r"(?P<tsc>\S.*?(?:\(\d+,\d+\):|:\d+:\d+ -) (?:error|warning) TS\d+: .*)"
+    r"(?P<tsc>\S.*?(?:\(\d+(?:,\d+)?\):|:\d+:\d+ -) (?:fatal )?(?:error|warning) [A-Z]{1,4}\d+: .*)"
     r"|(?P<rust>(?:error|warning)(?:\[E\d{4}\])?: "
     r"(?!could not compile|aborting|build failed|test failed|\d+ targets? failed).*)"
     r"|(?P<gcc>(?![^:\n]*\.py:)[^\s:][^:\n]*:\d+(?::\d+)?: (?:fatal error|error|warning): .*)"
@@ -75,7 +75,7 @@ _REQUIRED_HERE = line_regex(r"^[^\s:][^:\n]*:\d+:\d+:\s+required from here")
 _CONTEXT = line_regex(
     r"^[^\s:][^:\n]*: (?:In (?:function|member function|instantiation|static)|At )"
 )
-_LOCATION_SPLIT = re.compile(r"^(\S.*?)(?:\(\d+,\d+\)|:\d+(?::\d+)?):? ")
+_LOCATION_SPLIT = re.compile(r"^(\S.*?)(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?):? ")
 _SCAN = line_regex(
     "^(?:(?P<summary>"
     + _SUMMARY.pattern[4:-1]

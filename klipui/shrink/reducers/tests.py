@@ -48,7 +48,8 @@ _SUMMARY = line_regex(
     r"|\s*Tests:? .*\d+ (?:passed|failed|total)"
     r"|Snapshots: .*\d"
     r"|# (?:tests|suites|pass|fail|cancelled|skipped|todo) \d+"
-    r"|(?:ok|FAIL)\s+\S+\s+\(?[\d.]+m?s\)?"
+    r"|(?:ok|FAIL)\s+\S+\s+(?:\(?[\d.]+m?s\)?|\[(?:build|setup) failed\])"
+    r"|!{3,} .* !{3,}"
     r"|FAIL$"
     r"|Ran \d+ tests? in "
     r"|(?:OK|FAILED) \(.*\)"
@@ -116,7 +117,7 @@ _FAILING = re.compile(
     r"|FAIL|ERROR|[Ee]rror:|✗|×|✕|✖|not ok"
 )
 """A summary line that reports trouble outranks one that reports success."""
-_PANIC = line_regex(r"^(?:panic: |fatal error: )")
+_PANIC = line_regex(r"^(?:panic: |fatal error: |[\w./-]+\.go:\d+:\d+: )")
 
 _SCAN = line_regex(
     "^(?:"
