@@ -555,9 +555,11 @@ def _semantic_pieces(
     if not matched:
         return None
     top = max((b.priority for b in blocks if b.summary is None), default=0.0)
+    terms = semantic.query_terms(query)
     for block in blocks:
         if block.summary is not None:
-            block.priority = top
+            written = " ".join(block.summary).lower()
+            block.priority = top / 2 if any(term in written for term in terms) else 0.0
     return blocks, True
 
 
