@@ -970,7 +970,10 @@ def test_go_test_build_failure() -> None:
         "\n".join(rows),
         Hint(tool="bash", command="go test ./..."),
         400,
-        ["store/db.go:41:12: undefined: sqlx.Connect", "FAIL\texample.com/app/store [build failed]"],
+        [
+            "store/db.go:41:12: undefined: sqlx.Connect",
+            "FAIL\texample.com/app/store [build failed]",
+        ],
     )
 
 
