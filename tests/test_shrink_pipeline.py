@@ -146,11 +146,12 @@ def test_shape_reducer_over_budget_composes_with_size() -> None:
 
 def test_shape_reducer_over_budget_composes_with_semantic() -> None:
     text = corpus("19-ls-laR-node-modules")
-    out = shrink(text, Hint(tool="bash", query="fast-uri"), Budget(max_chars=400))
+    entry = "4096 Dec  2 09:48 yaml"
+    out = shrink(text, Hint(tool="bash", query="yaml"), Budget(max_chars=450))
     assert out.strategy.startswith("tree+semantic")
-    assert "fast-uri" in out.content and len(out.content) <= 400
-    plain = shrink(text, Hint(tool="bash"), Budget(max_chars=400))
-    assert plain.strategy == "tree+size" and "fast-uri" not in plain.content
+    assert entry in out.content and len(out.content) <= 450
+    plain = shrink(text, Hint(tool="bash"), Budget(max_chars=450))
+    assert plain.strategy == "tree+size" and entry not in plain.content
 
 
 def test_semantic_before_size_when_no_shape_matches() -> None:
