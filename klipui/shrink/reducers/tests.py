@@ -134,6 +134,10 @@ _SCAN = line_regex(
 
 _MAX_BLOCK = 400
 
+HEADLINE = HIGH - 2
+"""A failure's header ranks just below its message: with little room, every failure's message
+comes first (the summary usually names the tests already), then the headers."""
+
 
 def detect(text: str, hint: Hint) -> bool:
     """A summary line of a test runner plus pass/fail lines, or a test command with results."""
@@ -214,7 +218,7 @@ def _mark_blocks(lines: Lines, headers: list[tuple[int, str]], stops: list[int],
         k = bisect_right(stops, start)
         end = stops[k] if k < len(stops) else n
         end = min(end, start + _MAX_BLOCK, n)
-        mark(start, HIGH)
+        mark(start, HEADLINE)
         if kind == "surefire" or kind == "mocha":
             end = _until_blank_run(text_lines, start + 1, end, 2 if kind == "mocha" else 1)
         elif kind == "go" or kind == "tap":
@@ -235,7 +239,7 @@ def _mark_blocks(lines: Lines, headers: list[tuple[int, str]], stops: list[int],
                 mark(i, FLOOR)
                 continue
             if after_panic:
-                mark(i, HIGH)
+                mark(i, HIGH - 1)
                 after_panic = False
                 continue
             if "panicked at" in line:
@@ -310,6 +314,7 @@ def _mark_pytest(lines: list[str], start: int, end: int, mark) -> None:
         else:
             mark(i, FLOOR)
     if e_runs:
+        mark(e_runs[0], HIGH - 1)
         mark(e_runs[-1], HIGH)
     if locations:
         mark(locations[-1], MID)
