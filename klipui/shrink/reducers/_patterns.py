@@ -210,6 +210,10 @@ class Fitter:
         """Characters still free."""
         return self.max_chars - self.chars
 
+    def nearly_full(self) -> bool:
+        """Little room left in characters or lines: few further candidates can fit."""
+        return self.room() < 200 or self.max_lines - self.nlines < 2
+
     def try_add(self, cand: Cand) -> bool:
         """Add `cand` when it fits and does not overlap a selected piece; report whether it did."""
         if cand.end <= cand.start:
@@ -243,7 +247,7 @@ class Fitter:
                 misses = 0
             else:
                 misses += 1
-                if misses >= MAX_MISSES and self.room() < 200:
+                if misses >= MAX_MISSES and self.nearly_full():
                     break
 
     def add_summary(self, rows: list[str], where: tuple[int, int] | None = None) -> bool:
@@ -299,7 +303,7 @@ class Fitter:
                 misses = 0
             else:
                 misses += 1
-                if misses >= MAX_MISSES and self.room() < 200:
+                if misses >= MAX_MISSES and self.nearly_full():
                     break
 
     def gaps(self) -> list[tuple[int, int]]:
