@@ -65,6 +65,16 @@ class KlipuiApp(App[int]):
         if self.open_first is not None:
             self.open_session(self.open_first)
 
+    def on_resize(self) -> None:
+        self.fit_footer()
+
+    def fit_footer(self) -> None:
+        """Compact footer keys on narrow terminals, so the keys of the context still fit."""
+        from textual.widgets import Footer
+
+        for footer in self.screen.query(Footer):
+            footer.compact = self.size.width < 110
+
     def open_session(self, path: Path) -> None:
         """Open a session file in its own screen."""
         from klipui.screens.session import SessionScreen

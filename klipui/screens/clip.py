@@ -87,6 +87,9 @@ class ClipScreen(Screen[None]):
     def klipui(self) -> KlipuiApp:
         return self.app  # type: ignore[return-value]
 
+    def on_screen_resume(self) -> None:
+        self.app.fit_footer()  # type: ignore[attr-defined]
+
     def compose(self) -> ComposeResult:
         yield Static(f"Clipping {self.selection} …", id="clip-summary")
         yield LoadingIndicator(id="clip-loading")

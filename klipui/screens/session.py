@@ -85,6 +85,9 @@ class SessionScreen(Screen[None]):
     def klipui(self) -> KlipuiApp:
         return self.app  # type: ignore[return-value]
 
+    def on_screen_resume(self) -> None:
+        self.app.fit_footer()  # type: ignore[attr-defined]
+
     def compose(self) -> ComposeResult:
         yield Static(f"Opening {self.path.name}…", id="session-info")
         yield LoadingIndicator(id="session-loading")

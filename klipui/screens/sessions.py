@@ -173,6 +173,9 @@ class SessionsScreen(Screen[None]):
     def klipui(self) -> KlipuiApp:
         return self.app  # type: ignore[return-value]
 
+    def on_screen_resume(self) -> None:
+        self.app.fit_footer()  # type: ignore[attr-defined]
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(placeholder="filter: title, project, first prompt", id="session-filter")

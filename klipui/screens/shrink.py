@@ -164,6 +164,9 @@ class ShrinkScreen(Screen[None]):
         self.original_missing = False
         self.line_map: LineMap | None = None
 
+    def on_screen_resume(self) -> None:
+        self.app.fit_footer()  # type: ignore[attr-defined]
+
     def compose(self) -> ComposeResult:
         yield Static("", id="shrink-head")
         with Horizontal(id="shrink-panes"):
