@@ -93,17 +93,21 @@ def main() -> int:
     outcomes = fm.run_matrix(cases, workers=args.workers)
     elapsed = time.perf_counter() - started
     header = (
-        f"{'sample':<52} {'selection':<24} {'agent':<6} {'ok':<4} {'acc':<4} "
+        f"{'sample':<46} {'selection':<40} {'agent':<6} {'ok':<4} {'acc':<4} "
         f"{'prompts expected':<18} {'rebuilt':<18} {'calls':<9} {'prob':<4} {'=parent':<7}"
     )
     print(header)
     print("-" * len(header))
     for o in outcomes:
-        label = o.label if o.label == "compact" else f"{o.label} {o.selection}"
+        label = (
+            o.label
+            if o.label == "compact"
+            else f"{o.selection} ({'/'.join([o.label, *o.aliases])})"
+        )
         calls = f"{o.tool_results}/{o.tool_calls}" + ("" if o.all_calls_answered else "!")
         same = {None: "", True: "yes", False: "no"}[o.same_as_parent]
         print(
-            f"{o.sample[:52]:<52} {label[:24]:<24} {o.agent:<6} "
+            f"{o.sample[:46]:<46} {label[:40]:<40} {o.agent:<6} "
             f"{'yes' if o.passed else 'NO':<4} {'yes' if o.accepted else 'NO':<4} "
             f"{turns_text(o.expected_turns):<18} {turns_text(o.rebuilt_turns):<18} "
             f"{calls:<9} {len(o.problems):<4} {same:<7}"
@@ -115,9 +119,13 @@ def main() -> int:
     refused = refused_samples(present)
     print("\nsamples their agent refuses as shipped:")
     for entry in refused:
-        print(
-            f"  {entry['sample']}: {entry['as_shipped'][:70]}\n    klipui {entry['klipui'][:150]}"
-        )
+        print(f"  {entry['sample']}: {entry['as_shipped'][:70]}")
+        print(f"    klipui {entry['klipui'][:150]}")
+        if "child_accepted" in entry:
+            verdict = "accepted" if entry["child_accepted"] else "refused: "
+            error = entry.get("child_error", "")
+            reason = error[error.find('"message"') :][:110] if error else ""
+            print(f"    its child in {entry['agent']}: {verdict}{reason}")
     not_clippable = fm.non_clippable()
     for entry in not_clippable:
         print(f"  (accepted, not clippable) {entry['sample']}: {entry['reason']}")
