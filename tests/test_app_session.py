@@ -195,3 +195,32 @@ async def test_help_is_per_context_and_palette_lists_every_action() -> None:
         await pilot.press("tab")  # the event view's actions join the palette when it has focus
         commands = [c.title for c in app.get_system_commands(screen)]
         assert "Events: Fold/unfold" in commands
+
+
+async def test_sub_agent_files_open_from_the_session(tmp_path: Path) -> None:
+    import shutil
+
+    from klipui.screens.pick import PickScreen
+
+    parent = tmp_path / "11111111-2222-4333-8444-555555555555.jsonl"
+    shutil.copyfile(SAMPLES / "claude-code" / "cct_sample_session.jsonl", parent)
+    agents = tmp_path / parent.stem / "subagents"
+    agents.mkdir(parents=True)
+    child = agents / "agent-showcol1.jsonl"
+    shutil.copyfile(SAMPLES / "claude-code" / "ccl_subagents_agent-showcol1.jsonl", child)
+    app = make_app(parent, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, parent)
+        assert screen.session.subagents == [child]
+        assert "1 sub-agent (A)" in str(screen.query_one("#session-info").render())
+        await pilot.press("A")
+        await pilot.pause()
+        assert isinstance(app.screen, PickScreen)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        opened = app.screen
+        assert isinstance(opened, SessionScreen) and opened.path == child
+        await wait_for(pilot, lambda: opened.session is not None)
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.screen is screen

@@ -157,7 +157,8 @@ class SessionScreen(Screen[None]):
             human_size(self.path.stat().st_size) if self.path.exists() else "",
         ]
         if session.subagents:
-            parts.append(f"{len(session.subagents)} sub-agents (A)")
+            count = len(session.subagents)
+            parts.append(f"{count} sub-agent{'' if count == 1 else 's'} (A)")
         if turns.selected:
             parts.append(f"selected {len(turns.selected)}")
         self.query_one("#session-info", Static).update(" · ".join(p for p in parts if p))

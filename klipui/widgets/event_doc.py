@@ -331,7 +331,7 @@ def _event_blocks(
             style = styles["error"] if error else styles["result"]
             header = Text.assemble(
                 ("✗ error " if error else "↳ result ", style + Style(bold=True)),
-                (f"{size} · {lines:,} lines · {shape}", styles["meta"]),
+                (f"{size} · {lines:,} line{'' if lines == 1 else 's'} · {shape}", styles["meta"]),
                 (f"  {result.get('toolCallId') or ''}", styles["meta"]),
             )
             out.append(
