@@ -8,6 +8,7 @@ samples not accepted as shipped, with what klipui says about them. Writes
 bench/results/fidelity.json. Needs the agents (../shared/tools/install-agents.sh --with-dsh).
 
     python bench/fidelity.py [--agents claude,codex,pi,dsh] [--workers 2]
+    python bench/fidelity.py --refresh-acceptance   # re-check the original samples first
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -74,10 +76,60 @@ def refused_samples(agents: list[str]) -> list[dict[str, str]]:
     return out
 
 
+def refresh_acceptance(agents: list[str], workers: int) -> None:
+    """Resume every original sample in its agent; rewrite tests/fixtures/agent_acceptance.json
+    (rows of agents not given are kept)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    checker = fm.resume_check()
+    samples = [
+        (fm.AGENT_OF_FOLDER[p.parent.name], p)
+        for p in sorted(fm.SAMPLES.glob("*/*.jsonl"))
+        if fm.AGENT_OF_FOLDER.get(p.parent.name) in agents
+    ]
+
+    def row(item: tuple[str, Path]) -> dict:
+        agent, path = item
+        report = checker.check(agent, path, timeout=fm.TIMEOUTS[agent])
+        out: dict = {"sample": f"{path.parent.name}/{path.name}", "agent": agent}
+        out["accepted"] = bool(report.get("accepted"))
+        if out["accepted"]:
+            conversation = report["conversation"]
+            check = checker.short(checker.DEFAULT_PROMPT)
+            out.update(
+                prompts=[p for p in conversation["user_prompts"] if p != check],
+                messages=conversation["count"],
+                tool_calls=conversation["tool_calls"],
+                tool_results=conversation["tool_results"],
+                all_calls_answered=conversation["all_calls_answered"],
+                ordering_problems=len(conversation["problems"]),
+            )
+        elif (report.get("client") or {}).get("timed_out"):
+            out["reason"] = "hang: no request before the timeout"
+        else:
+            error = str(report.get("error") or "").strip().splitlines() or ["no request"]
+            out["reason"] = re.sub(r"/tmp/resume_check_\S+", "<installed copy>", error[-1])[:300]
+        return out
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        rows = list(pool.map(row, samples))
+    table = json.loads(fm.ACCEPTANCE.read_text(encoding="utf-8"))
+    table["checked"] = time.strftime("%Y-%m-%d")
+    kept = [r for r in table["samples"] if r["agent"] not in agents]
+    table["samples"] = sorted(kept + rows, key=lambda r: r["sample"])
+    fm.ACCEPTANCE.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n")
+    print(f"rewrote {fm.ACCEPTANCE.relative_to(ROOT)}", file=sys.stderr)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", default="claude,codex,pi,dsh")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--refresh-acceptance",
+        action="store_true",
+        help="first re-check which original samples each agent accepts as shipped",
+    )
     args = parser.parse_args()
     wanted = [a for a in args.agents.split(",") if a]
     present = [a for a in wanted if fm.installed(a)]
@@ -87,6 +139,8 @@ def main() -> int:
     if not present:
         print("no agent installed: run ../shared/tools/install-agents.sh", file=sys.stderr)
         return 1
+    if args.refresh_acceptance:
+        refresh_acceptance(present, args.workers)
     cases = fm.cases(present)
     print(f"{len(cases)} children to resume in {', '.join(present)} …", file=sys.stderr)
     started = time.perf_counter()
