@@ -126,3 +126,12 @@ def test_rules_file_adds_cells_and_an_invalid_child_is_explained(tmp_path, capsy
     bad.write_text("this is = = not toml")
     assert main(["klip", str(parent), "..", "--rules", str(bad)]) == 1
     assert "bad.toml" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("selection", "kept"), [("-1", "2→1"), ("-2..", "1..2→1..2"), ("-2..-2", "1→1")]
+)
+def test_selections_starting_with_a_minus_are_not_options(tmp_path, capsys, selection, kept):
+    parent = copy_of(SAMPLES / "dsh" / "multi-turn.jsonl", tmp_path)
+    assert main(["klip", str(parent), selection, "--dry-run"]) == 0
+    assert f"turns kept (old → new): {kept}\n" in capsys.readouterr().out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -30,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "write the child next to it, in the same format, never over an existing file."
         ),
     )
+    # Selections may start with a minus ("-5..", "-3..-1"): read any "-<digit>..." argument as
+    # a value, not an option (argparse only does so for plain negative numbers).
+    parser._negative_number_matcher = re.compile(r"^-\d")
     parser.add_argument("session", metavar="SESSION", help="a session file")
     parser.add_argument("selection", metavar="SELECTION", help='turns to keep, e.g. "1..3, 7"')
     parser.add_argument("--dry-run", action="store_true", help="report only; write nothing")
