@@ -141,7 +141,7 @@ def main() -> int:
                 text_module._last = None  # no reuse of the previous run's line split
                 result = shrink(text, hint, budget, only=[name])
 
-            seconds = _time(run, repeat=3 if size <= 1 else 1)
+            seconds = _time(run, repeat=5 if size <= 1 else 2)
             assert result is not None
             rate = len(text) / MB / seconds
             row[f"{size}mb"] = {
