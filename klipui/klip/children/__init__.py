@@ -23,7 +23,6 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -114,10 +113,3 @@ def origins_in_order(events: Sequence[Event]) -> list[int]:
     from klipui.session.formats._native import record_indexes
 
     return sorted({index for event in events for index in record_indexes(event)})
-
-
-def free_path(path: Path) -> Path:
-    """`path`, which must not exist yet (FileExistsError names it otherwise)."""
-    if path.exists():
-        raise FileExistsError(f"{path}: already exists")
-    return path
