@@ -43,7 +43,7 @@ _WORD = re.compile(r"\w+")
 CONTEXT = 1
 MECHANICAL_REPEATS = 3
 
-FILE, UNIQUE, UNIQUE_CONTEXT, HUNK, MECHANICAL, CONTEXT_LINE = 6, 5, 4, 3, 2, 1
+FILE, UNIQUE, HUNK, MECHANICAL = 6, 5, 3, 2
 
 
 def _is_change(line: str) -> bool:
@@ -122,7 +122,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     for index in unique_hunks:
         priority[hunk_lines[index]] = UNIQUE
     for k, _ in changed:
-        context = UNIQUE_CONTEXT if priority[k] == UNIQUE else CONTEXT_LINE
+        context = priority[k]  # context goes (and stays) with its change
         for j in (*range(k - CONTEXT, k), *range(k + 1, k + 1 + CONTEXT)):
             if 0 <= j < n and priority[j] < context and lines[j][:1] in (" ", "\\", ""):
                 priority[j] = context

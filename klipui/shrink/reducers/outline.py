@@ -71,41 +71,42 @@ def detect(text: str, hint: Hint) -> bool:
     return headings >= 3
 
 
-_PREFIX = r"^(?:[ \t]*\d+(?:\t|→))?"
-_LINE_PATTERNS = {
-    "markdown": re.compile(_PREFIX + r"#{1,6} \S", re.MULTILINE),
-    "man": re.compile(_PREFIX + r"[A-Z][A-Z0-9 ,/&()_-]{2,}\r?$", re.MULTILINE),
-    "class": re.compile(
-        _PREFIX + r"(?:export[ \t]+)?(?:default[ \t]+)?(?:abstract[ \t]+)?"
-        r"(?:class|interface|struct|enum|trait|impl|module|object)\b",
-        re.MULTILINE,
-    ),
-    "function": re.compile(
-        _PREFIX + r"(?:export[ \t]+)?(?:default[ \t]+)?(?:pub(?:\([^)\n]*\))?[ \t]+)?"
-        r"(?:async[ \t]+)?(?:def|function|fn|func|sub|proc|type)\b",
-        re.MULTILINE,
-    ),
-    "method": re.compile(
-        _PREFIX + r"[ \t]+(?:pub(?:\([^)\n]*\))?[ \t]+)?(?:async[ \t]+)?(?:static[ \t]+)?"
-        r"(?:def|function|fn|func|sub|proc)\b",
-        re.MULTILINE,
-    ),
-    "dunder": re.compile(_PREFIX + r"__\w+__[ \t]*(?::[^=\n]*)?=", re.MULTILINE),
-    "constant": re.compile(_PREFIX + r"[A-Z][A-Z0-9_]+[ \t]*(?::[^=\n]*)?=", re.MULTILINE),
+_KINDS = {
+    "markdown": r"#{1,6} \S",
+    "man": r"[A-Z][A-Z0-9 ,/&()_-]{2,}\r?$",
+    "klass": r"(?:export[ \t]+)?(?:default[ \t]+)?(?:abstract[ \t]+)?"
+    r"(?:class|interface|struct|enum|trait|impl|module|object)\b",
+    "function": r"(?:export[ \t]+)?(?:default[ \t]+)?(?:pub(?:\([^)\n]*\))?[ \t]+)?"
+    r"(?:async[ \t]+)?(?:def|function|fn|func|sub|proc|type)\b",
+    "method": r"[ \t]+(?:pub(?:\([^)\n]*\))?[ \t]+)?(?:async[ \t]+)?(?:static[ \t]+)?"
+    r"(?:def|function|fn|func|sub|proc)\b",
+    "dunder": r"__\w+__[ \t]*(?::[^=\n]*)?=",
+    "constant": r"[A-Z][A-Z0-9_]+[ \t]*(?::[^=\n]*)?=",
 }
+_OUTLINE_LINE = re.compile(
+    r"\n(?:[ \t]*\d+(?:\t|→))?(?:"
+    + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _KINDS.items())
+    + ")",
+    re.MULTILINE,
+)
+"""One pass over the text with a newline put in front: each match starts at the newline before
+a line (a literal, fast to scan for), so a match at i is the line starting at i in the text."""
 
 
-def _line_numbers(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[int]:
-    """The lines (by index) where `pattern` matches at the start."""
-    return [bisect_right(starts, m.start()) - 1 for m in pattern.finditer(text)]
+def _find_lines(text: str, starts: list[int]) -> dict[str, list[int]]:
+    """Line indices of each kind of outline line."""
+    found: dict[str, list[int]] = {kind: [] for kind in _KINDS}
+    for match in _OUTLINE_LINE.finditer("\n" + text):
+        found[match.lastgroup or ""].append(bisect_right(starts, match.start()) - 1)
+    return found
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     split_text = split(text)
     lines, starts = split_text.lines, split_text.starts
     n = len(lines)
-    found = {name: _line_numbers(p, text, starts) for name, p in _LINE_PATTERNS.items()}
-    code = len(found["class"]) + len(found["function"]) >= 3
+    found = _find_lines(text, starts)
+    code = len(found["klass"]) + len(found["function"]) >= 3
     priority: dict[int, int] = {}
 
     def raise_to(i: int, value: int) -> None:
@@ -118,10 +119,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         raise_to(i, CONSTANT)
     # a definition's body runs to the next top-level definition or constant
     statements = sorted(
-        set(found["class"] + found["function"] + found["dunder"] + found["constant"])
+        set(found["klass"] + found["function"] + found["dunder"] + found["constant"])
     )
     outline = 0
-    for i in sorted(set(found["class"]) | set(found["function"])):
+    for i in sorted(set(found["klass"]) | set(found["function"])):
         following = bisect_right(statements, i)
         next_top = statements[following] if following < len(statements) else n
         raise_to(i, DEFINITION + min(next_top - i, 9_999))
