@@ -246,3 +246,31 @@ def test_typed_scan_on_zstd_and_damaged_files(tmp_path: Path) -> None:
     damaged.write_bytes(b"\r\n".join(lines) + b"\r\n{cut")
     scan_equals_full_read(damaged)
     assert exact_info(damaged).exact
+
+
+class Marker:
+    """Something a weak reference can watch."""
+
+
+def test_big_sessions_leave_the_cyclic_gc(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+    import weakref
+
+    from klipui.session import load
+
+    path = next(p for p in DSH_SAMPLES if p.name == "multi-turn.jsonl")
+    gc.unfreeze()
+    try:
+        session = open_session(path)
+        assert gc.get_freeze_count() == 0  # small: left alone
+        monkeypatch.setattr(load, "FREEZE_AT", 10)
+        session = open_session(path)
+        assert gc.get_freeze_count() > 0
+        assert gc.isenabled()
+        marker = Marker()
+        probe = weakref.ref(marker)
+        session.events[0].data["probe"] = marker
+        del session, marker
+        assert probe() is None  # refcounting still frees a frozen session
+    finally:
+        gc.unfreeze()
