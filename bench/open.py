@@ -399,6 +399,10 @@ if sys.argv[2] == "open":
     cpu_seconds = time.process_time() - cpu
     figures = {"events": len(session.events), "turns": len(session.turns),
                "format": session.format, "problems": len(session.problems)}
+    import gc
+    pause = time.perf_counter()
+    gc.collect()
+    figures["full_gc_after_load_seconds"] = round(time.perf_counter() - pause, 4)
 else:
     info = exact_info(sys.argv[1])
     seconds = time.perf_counter() - start
