@@ -274,3 +274,18 @@ def test_big_sessions_leave_the_cyclic_gc(monkeypatch: pytest.MonkeyPatch) -> No
         assert probe() is None  # refcounting still frees a frozen session
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize("compression", [None, "zstd"])
+def test_typed_scan_across_many_small_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compression: str | None
+) -> None:
+    from klipui.session import jsonl
+
+    monkeypatch.setattr(jsonl, "_RELEASE_EVERY", 700)  # runs shorter than many lines
+    source = open_session(
+        next(p for p in DSH_SAMPLES if p.name == "permission-policy-context.jsonl")
+    )
+    target = tmp_path / ("session.jsonl.zstd" if compression else "session.jsonl")
+    write_new(target, dsh.raise_records(source, source.events), compression=compression)
+    scan_equals_full_read(target)

@@ -314,8 +314,15 @@ def read_jsonl(path: Path | str) -> Loaded:
 def scan_chunks(path: Path | str, handle: Callable[[memoryview], None]) -> None:
     """Call `handle` with successive runs of whole lines (about 8 MB each, BOM removed) of a
     file, in order, without keeping them: for typed scans that decode a few fields of each line
-    (see `dsh.scan_info`). The last run may end without a newline."""
+    (see `dsh.scan_info`). The last run may end without a newline. Memory stays bounded: a plain
+    file is mapped and handed back as it goes, a zstd file is decompressed a run at a time."""
     path = Path(path)
+    with open(path, "rb") as handle_file:
+        zstd = is_zstd(handle_file.read(4))
+        handle_file.seek(0)
+        if zstd:
+            _scan_stream(_zstd_reader(handle_file), handle)
+            return
     with _content(path) as (data, release, _, _), memoryview(data) as view:
         size = len(data)
         pos = len(BOM) if data[: len(BOM)] == BOM else 0
@@ -326,6 +333,33 @@ def scan_chunks(path: Path | str, handle: Callable[[memoryview], None]) -> None:
             pos = end
             if release is not None:
                 release(pos)
+
+
+def _scan_stream(source: Any, handle: Callable[[memoryview], None]) -> None:
+    """`scan_chunks` over a readable stream: runs cut at the last newline of each read."""
+    import zstandard
+
+    carry = b""
+    first = True
+    while True:
+        try:
+            chunk = source.read(_RELEASE_EVERY)
+        except zstandard.ZstdError:
+            chunk = b""  # broken data: the full reader reports it; scan what came before
+        if not chunk:
+            break
+        data = carry + chunk
+        if first:
+            data = data.removeprefix(BOM)
+            first = False
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            carry = data
+            continue
+        handle(memoryview(data)[: cut + 1])
+        carry = data[cut + 1 :]
+    if carry:
+        handle(memoryview(carry))
 
 
 def read_head(path: Path | str, max_bytes: int = HEAD_BYTES, max_lines: int = HEAD_LINES) -> Head:
