@@ -362,6 +362,15 @@ def prepare() -> dict[str, Path]:
     if not files["dsh"].exists():
         print("generating the 1,000,000-event dsh session…", file=sys.stderr)
         write_lines(files["dsh"], dsh_lines(random.Random(2), DSH_EVENTS))
+    files["dsh-zstd"] = DATA / "dsh-1m-events" / "session.jsonl.zstd"
+    if not files["dsh-zstd"].exists():
+        from klipui.session.jsonl import write_new
+
+        print("compressing it as the harness does (header frame, then ~1 MB frames)…")
+        with open(files["dsh"], "rb") as source:
+            write_new(
+                files["dsh-zstd"], (line.rstrip(b"\n") for line in source), compression="zstd"
+            )
     return files
 
 
@@ -470,7 +479,7 @@ def bench_head(files: dict[str, Path], repeat: int) -> dict[str, Any]:
     from klipui.session import read_info
 
     out = {}
-    for key in ("claude", "dsh"):
+    for key in ("claude", "dsh", "dsh-zstd"):
         info = read_info(files[key])
         seconds = best_of(repeat, lambda key=key: read_info(files[key]))
         out[key] = {
@@ -566,6 +575,10 @@ def main() -> int:
     print("load dsh 1M events:", json.dumps(results["load_dsh_1m_events"]))
     results["exact_info_dsh_1m_events"] = load_in_child(files["dsh"], args.repeat, "exact")
     print("exact info (typed scan) dsh 1M events:", json.dumps(results["exact_info_dsh_1m_events"]))
+    results["load_dsh_1m_events_zstd"] = load_in_child(files["dsh-zstd"], 1)
+    print("load dsh 1M events, zstd:", json.dumps(results["load_dsh_1m_events_zstd"]))
+    results["exact_info_dsh_1m_events_zstd"] = load_in_child(files["dsh-zstd"], 1, "exact")
+    print("exact info dsh zstd:", json.dumps(results["exact_info_dsh_1m_events_zstd"]))
     results["exact_info_claude_100mb"] = load_in_child(files["claude"], args.repeat, "exact")
     print("exact info claude 100 MB:", json.dumps(results["exact_info_claude_100mb"]))
     if not args.skip_listing:

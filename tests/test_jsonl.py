@@ -195,3 +195,14 @@ def test_write_new_without_hard_links(tmp_path: Path, monkeypatch: pytest.Monkey
         write_new(path, [b'{"b": 2}'])
     assert path.read_bytes() == b'{"a": 1}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["child.jsonl"]
+
+
+def test_write_new_gives_the_usual_permissions(tmp_path: Path) -> None:
+    import os
+
+    old = os.umask(0o022)
+    try:
+        write_new(tmp_path / "a.jsonl", [b"{}"])
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.jsonl").stat().st_mode & 0o777 == 0o644

@@ -20,7 +20,7 @@ import gc
 import json
 import mmap
 import os
-import tempfile
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -416,8 +416,7 @@ def write_new(path: Path | str, lines: Iterable[bytes], *, compression: str | No
         raise FileExistsError(f"{path}: already exists")
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    temp = Path(temp_name)
+    handle, temp = _create_temp(folder, path.name)
     try:
         with os.fdopen(handle, "wb") as out:
             chunks = _zstd_frames(lines) if compression == "zstd" else _plain(lines)
@@ -432,6 +431,21 @@ def write_new(path: Path | str, lines: Iterable[bytes], *, compression: str | No
         with contextlib.suppress(FileNotFoundError):
             temp.unlink()
     return written
+
+
+def _create_temp(folder: Path, name: str) -> tuple[int, Path]:
+    """A new, exclusively created temp file beside the target, with the permissions the umask
+    gives a new file (mkstemp's would be 0600)."""
+    for _ in range(100):
+        temp = folder / f".{name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_BINARY, 0o666), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{folder}: no free temp file name")
+
+
+_O_BINARY = getattr(os, "O_BINARY", 0)
 
 
 def _link_into_place(temp: Path, path: Path) -> None:
