@@ -480,3 +480,18 @@ def test_a_child_clips_again_like_its_parent(sample: Path, tmp_path: Path):
     assert [t.prompt for t in open_session(again.path).turns][:n] == prompts
     assert [t.prompt for t in open_session(last.path).turns] == prompts[-1:]
     assert len({parent.path, child.path, again.path, last.path}) == 4
+
+
+def test_claude_child_does_not_end_on_a_line_claude_code_would_resume_from_wrongly(tmp_path: Path):
+    rewind = copy_of(SAMPLES / "claude-code" / "ccl_dag_compact_after_rewind.jsonl", tmp_path)
+    plan = plan_child(rewind, "1")
+    write_child(plan)
+    texts = [b["text"] for r in lines_of(plan.path) if r.get("type") == "user" for b in _blocks(r)]
+    assert texts == ["Start"], "the abandoned 'First attempt' branch would become the leaf"
+    assert any("would take as the leaf" in note for note in plan.notes)
+    edge = copy_of(SAMPLES / "claude-code" / "ccl_edge_cases.jsonl", tmp_path)
+    plan = plan_child(edge, "..")
+    write_child(plan)
+    chain = [r for r in lines_of(plan.path) if r.get("type") in ("user", "assistant")]
+    last = chain[-1]["message"]
+    assert isinstance(last, dict) and isinstance(last.get("content"), str | list)
