@@ -224,3 +224,22 @@ async def test_sub_agent_files_open_from_the_session(tmp_path: Path) -> None:
         await pilot.press("q")
         await pilot.pause()
         assert app.screen is screen
+
+
+async def test_sidechain_turns_are_marked_and_reachable() -> None:
+    path = SAMPLES / "claude-code" / "ccv_fe5e1c67_sidechains_summary_errors.jsonl"
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, path)
+        turns = screen.query_one(TurnList)
+        await wait_for(pilot, lambda: bool(turns.marks))
+        marked = sorted(n for n, m in turns.marks.items() if "⑂" in m)
+        assert marked
+        await pilot.press("d")
+        await pilot.pause()
+        assert "⑂" in turns.marks[turns.current.number]
+        view = screen.query_one(EventView)
+        await wait_for(
+            pilot,
+            lambda: view.document is not None and any(b.sidechain for b in view.document.blocks),
+        )

@@ -60,7 +60,9 @@ class SessionScreen(Screen[None]):
     HELP = (
         "Select turns with space, shift+arrows, `a` (all), `i` (invert), Escape (clear), or type "
         "them with `:`. `k` previews the clip of the selection; `s` opens the shrink pane on the "
-        "current tool result. Tab moves between the turn list and the events."
+        "current tool result. Tab moves between the turn list and the events. `c`, `d` and `x` "
+        "jump to the next turn with a compaction, a sidechain or a failed tool call; `A` lists "
+        "the sub-agent sessions; `m` shows every event, the ignorable ones included."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
@@ -68,6 +70,7 @@ class SessionScreen(Screen[None]):
         Binding("s", "shrink", "Shrink"),
         Binding("c", "next_compaction", "Next compaction", show=False),
         Binding("x", "next_error", "Next error", show=False),
+        Binding("d", "next_sidechain", "Next sidechain", show=False),
         Binding("A", "subagents", "Sub-agents", show=False),
         Binding("m", "toggle_all_events", "All events", show=False),
         Binding("q,backspace", "back", "Back"),
@@ -235,6 +238,9 @@ class SessionScreen(Screen[None]):
 
     def action_next_compaction(self) -> None:
         self._jump_to_turn_with("◆")
+
+    def action_next_sidechain(self) -> None:
+        self._jump_to_turn_with("⑂")
 
     def action_next_error(self) -> None:
         self._jump_to_turn_with("error")
