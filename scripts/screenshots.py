@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -114,7 +116,23 @@ async def palette(pilot: Pilot) -> None:
     await pilot.press("ctrl+p", *"clip")
 
 
+def _sealed_home() -> None:
+    """Run on a home of its own: no user sessions, caches or data in the pictures."""
+    home = Path(tempfile.gettempdir()) / "klipui-screenshots-home"
+    for name, sub in (
+        ("HOME", ""),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CONFIG_HOME", ".config"),
+        ("CLAUDE_CONFIG_DIR", ".claude"),
+        ("CODEX_HOME", ".codex"),
+        ("DSH_HOME", ".dsh"),
+    ):
+        os.environ[name] = str(home / sub) if sub else str(home)
+
+
 async def main() -> None:
+    _sealed_home()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("screenshots"))
     parser.add_argument("--size", default="120x36", help="terminal size, COLSxROWS")

@@ -116,3 +116,21 @@ async def test_interval_bar_selection_feeds_the_clip(tmp_path: Path) -> None:
             assert clip.error
             assert "Cannot clip" in str(clip.query_one("#clip-summary").render())
         assert open_session(parent).turns  # the parent is untouched and still reads
+
+
+async def test_demo_children_go_to_the_user_data_folder(sealed_home: Path) -> None:
+    from klipui.demo import SESSIONS, demo_paths
+
+    demo = next(p for p in demo_paths() if "/claude/" in str(p))
+    before = sorted(SESSIONS.rglob("*"))
+    app = make_app(demo, open_first=demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _session(pilot, app)
+        await pilot.press("space")
+        clip = await _preview(pilot, app)
+        assert clip.plan is not None
+        assert clip.plan.path.parent == sealed_home / ".local/share/klipui/demo-clips"
+        await pilot.press("w")
+        await settle(pilot, app)
+        await wait_for(pilot, lambda: clip.plan.path.exists())
+    assert sorted(SESSIONS.rglob("*")) == before  # the package data is untouched

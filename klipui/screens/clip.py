@@ -22,6 +22,23 @@ if TYPE_CHECKING:
     from klipui.klip.child import ChildPlan
 
 
+def is_demo(path: Path) -> bool:
+    """True for a bundled demo session (package data, not the user's file)."""
+    from klipui.demo import SESSIONS
+
+    try:
+        return path.resolve().is_relative_to(SESSIONS.resolve())
+    except OSError:
+        return False
+
+
+def demo_children_dir() -> Path:
+    """Where children of the demo sessions are written: the user's data folder."""
+    from platformdirs import user_data_path
+
+    return user_data_path("klipui") / "demo-clips"
+
+
 def report_rows(plan: ChildPlan, session: Session) -> list[Text]:
     """The clip report, one row a fact: turns old → new, dropped events with their rule."""
     rows: list[Text] = [Text("Turns kept (old → new)", style="bold")]
@@ -110,6 +127,10 @@ class ClipScreen(Screen[None]):
             now = datetime.fromtimestamp(self.klipui.fixed_now, UTC)
         try:
             plan = plan_child(self.session, self.selection, now=now)
+            if is_demo(self.session.path):
+                # never write into the installed package: demo children go to the user's data
+                out = demo_children_dir() / plan.path.name
+                plan = plan_child(self.session, self.selection, now=now, out=out)
         except (ClipError, KIntervalError) as error:
             self.app.call_from_thread(self._failed, str(error))
             return
@@ -172,8 +193,10 @@ class ClipScreen(Screen[None]):
 
         assert self.plan is not None
         try:
+            if is_demo(self.session.path):
+                self.plan.path.parent.mkdir(parents=True, exist_ok=True)
             path = write_child(self.plan, force=force)
-        except ClipError as error:
+        except (ClipError, OSError) as error:
             self.app.call_from_thread(self.notify, str(error), severity="error", timeout=10)
             return
         info = exact_info(path)
