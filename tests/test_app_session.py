@@ -243,3 +243,20 @@ async def test_sidechain_turns_are_marked_and_reachable() -> None:
             pilot,
             lambda: view.document is not None and any(b.sidechain for b in view.document.blocks),
         )
+
+
+async def test_a_file_that_cannot_be_opened_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.jsonl"
+    path.write_text("not a session\n", encoding="utf-8")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_for(pilot, lambda: "⚠" in str(screen.query_one("#session-info").render()))
+        assert "garbage.jsonl" in str(screen.query_one("#session-info").render())
+        assert screen.session is None
+        await pilot.press("k", "s", "colon")  # nothing to act on: no crash
+        await pilot.press("q")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, SessionScreen)

@@ -154,6 +154,7 @@ class SessionsScreen(Screen[None]):
         Binding("r", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
         Binding("f5", "rescan", "Rescan", show=False),
+        Binding("q", "app.quit", "Quit", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
