@@ -185,7 +185,7 @@ def main() -> int:
     print_report(report)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"\nwrote {args.out.relative_to(ROOT)}")
+    print(f"\nwrote {args.out}")
     return 0
 
 

@@ -193,7 +193,7 @@ def main() -> int:
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {args.out.relative_to(ROOT)}")
+    print(f"wrote {args.out}")
     return 0
 
 
