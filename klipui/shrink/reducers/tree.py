@@ -148,6 +148,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if group.depth >= 1:
             top_entries[_top(group.directory, root)] += len(group.entries)
     announced: set[str] = set()
+    shown: Counter[str] = Counter()
 
     plan: Plan = []
     collapsed = False
@@ -162,28 +163,31 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             position = group.header + 1
         else:
             position = group.start
-        if top and top not in announced and tops[top] > 1:
+        if top and top not in announced and (tops[top] > 1 or group.header < 0):
             announced.add(top)
-            count = f"{top_entries[top]:,} entries in {tops[top]:,} directories"
+            folders = "1 directory" if tops[top] == 1 else f"{tops[top]:,} directories"
+            count = f"{top_entries[top]:,} entries in {folders}"
             plan.append(Summary((f"[{top}/: {count}]",), position, position, 7))
         entries = group.entries
         kept = entries[:limit] if len(entries) > limit + 1 else entries
-        run_start = -1
-        for index, i in enumerate(kept):
-            if run_start < 0:
-                run_start = i
-            if index + 1 == len(kept) or kept[index + 1] != i + 1:
-                plan.append(Keep(run_start, i + 1, entry_priority))
-                run_start = -1
+        # the root's first entries are the layout; its later ones go before top-level counts
+        first = max(0, ENTRIES - shown[group.directory])  # a folder may come in several runs
+        shown[group.directory] += len(kept)
+        tiers = [(kept[:first], entry_priority), (kept[first:], 3 if depth == 0 else 0)]
+        for tier, priority in tiers:
+            run_start = -1
+            for index, i in enumerate(tier):
+                if run_start < 0:
+                    run_start = i
+                if index + 1 == len(tier) or tier[index + 1] != i + 1:
+                    plan.append(Keep(run_start, i + 1, priority))
+                    run_start = -1
         if len(kept) < len(entries):
             collapsed = True
             hidden = len(entries) - len(kept)
             start, end = entries[len(kept)], group.end
-            plan.append(
-                Summary(
-                    (f"  ... and {hidden:,} more in {group.directory}",), start, end, entry_priority
-                )
-            )
+            more = f"  ... and {hidden:,} more in {group.directory}"
+            plan.append(Summary((more,), start, end, min(entry_priority, 7)))
     if not collapsed and len(announced) == 0:
         return None
     return plan
