@@ -160,11 +160,16 @@ def main() -> int:
         )
         calls = f"{o.tool_results}/{o.tool_calls}" + ("" if o.all_calls_answered else "!")
         same = {None: "", True: "yes", False: "no"}[o.same_as_parent]
+        shrunk = (
+            f" {o.replaced} shrunk, {o.locators_sent} sent shrunk, {o.originals_sent} originals"
+            if o.label == "compact"
+            else ""
+        )
         print(
             f"{o.sample[:46]:<46} {label[:40]:<40} {o.agent:<6} "
             f"{'yes' if o.passed else 'NO':<4} {'yes' if o.accepted else 'NO':<4} "
             f"{turns_text(o.expected_turns):<18} {turns_text(o.rebuilt_turns):<18} "
-            f"{calls:<9} {len(o.problems):<4} {same:<7}"
+            f"{calls:<9} {len(o.problems):<4} {same:<7}{shrunk}"
         )
         if o.error:
             print(f"    error: {o.error[:200]}")

@@ -42,7 +42,7 @@ SAMPLES = REPO / "tests" / "fixtures" / "samples"
 ACCEPTANCE = REPO / "tests" / "fixtures" / "agent_acceptance.json"
 AGENT_OF_FOLDER = {"claude-code": "claude", "codex": "codex", "pi": "pi", "dsh": "dsh"}
 TIMEOUTS = {"claude": 40.0, "codex": 40.0, "pi": 40.0, "dsh": 60.0}
-COMPACT_MAX_CHARS = 1_000
+COMPACT_MAX_CHARS = {"claude": 1_000, "codex": 1_000, "pi": 1_000, "dsh": 400}
 """Budget of the compact children in the matrix: small, so that the samples' results shrink."""
 
 
@@ -393,6 +393,11 @@ class Outcome:
     """For `..`: the agent rebuilt the same prompts as from the parent (None elsewhere)."""
     replaced: int = 0
     """Compact children: tool results shrunk."""
+    locators_sent: int = 0
+    """Compact children: spill locators of shrunk results found in what the agent sent (results
+    the agent hides, in sidechains or before a compaction, are not sent at all)."""
+    originals_sent: int = 0
+    """Compact children: replaced results whose full original the agent still sent."""
     parent_compacted: bool = False
     """The parent holds a compaction."""
     notes: list[str] = field(default_factory=list)
@@ -415,6 +420,7 @@ def run_case(case: Case, work: Path) -> Outcome:
     from klipui.klip.child import ClipError, plan_child, write_child
     from klipui.klip.compact import plan_compact
     from klipui.session import open_session
+    from klipui.session.blocks import event_text
     from klipui.shrink import FileSpillStore
 
     checker = resume_check()
@@ -428,13 +434,20 @@ def run_case(case: Case, work: Path) -> Outcome:
     copy = folder / Path(case.sample).name
     shutil.copyfile(SAMPLES / case.sample, copy)
     session = open_session(copy)
+    locators: list[str] = []
+    originals: list[str] = []
     try:
         if case.label == "compact":
             compacted = plan_compact(
-                session, max_chars=COMPACT_MAX_CHARS, spill=FileSpillStore(folder / "spill")
+                session,
+                max_chars=COMPACT_MAX_CHARS[case.agent],
+                spill=FileSpillStore(folder / "spill"),
             )
             plan = compacted.plan
             outcome.replaced = len(compacted.replaced)
+            locators = [r.locator for r in compacted.replaced if r.locator]
+            by_seq = {e.seq: e for e in session.events}
+            originals = [event_text(by_seq[r.seq]) for r in compacted.replaced]
         else:
             plan = plan_child(session, case.selection)
         write_child(plan)
@@ -460,6 +473,12 @@ def run_case(case: Case, work: Path) -> Outcome:
         outcome.error = str(report.get("error") or "not accepted")[-400:]
         return outcome
     conversation = report["conversation"]
+    if case.label == "compact":
+        sent = json.dumps(body, ensure_ascii=False)
+        outcome.locators_sent = sum(locator in sent for locator in locators)
+        outcome.originals_sent = sum(
+            json.dumps(text, ensure_ascii=False)[1:-1] in sent for text in originals
+        )
     rebuilt = request_prompts(checker, body)
     outcome.rebuilt = [checker.short(p) for p in rebuilt]
     turns, extra = matched_turns(rebuilt, prompts, plan.turns)
