@@ -146,7 +146,9 @@ async def test_line_cap_and_marker_arithmetic(tmp_path: Path) -> None:
         box = pane.query_one("#shrink-arithmetic")
         assert box.has_class("-open")
         lines = str(box.render()).splitlines()
-        assert lines[-1].startswith(f"in {len(text):,} chars")
+        assert lines[0].startswith(f"in {len(text):,} chars")
+        gaps = [line for line in lines if "marker: input lines" in line or "summary: input" in line]
+        assert gaps  # each marker or summary with the input lines it stands for
 
 
 async def test_missing_spill_file_is_reported_not_fatal() -> None:

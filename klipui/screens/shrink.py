@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -283,7 +284,12 @@ class ShrinkScreen(Screen[None]):
             box.update("")
             return
         rows = marker_arithmetic(self.state.original, self.state.shrunk)
-        box.update(_escape("\n".join(rows[-12:])))
+        total, markers = rows[-1], rows[:-1]
+        shown = [total, *markers[:6]]
+        if len(markers) > 6:
+            shown.append(f"… {len(markers) - 6} more markers")
+        text = Text("\n".join(shown), no_wrap=True, overflow="ellipsis")
+        box.update(text)
 
     # --- scrolling together ------------------------------------------------------------------
 
