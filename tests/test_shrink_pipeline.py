@@ -145,13 +145,15 @@ def test_shape_reducer_over_budget_composes_with_size() -> None:
 
 
 def test_shape_reducer_over_budget_composes_with_semantic() -> None:
-    text = corpus("19-ls-laR-node-modules")
-    entry = "4096 Dec  2 09:48 yaml"
-    out = shrink(text, Hint(tool="bash", query="yaml"), Budget(max_chars=450))
-    assert out.strategy.startswith("tree+semantic")
-    assert entry in out.content and len(out.content) <= 450
-    plain = shrink(text, Hint(tool="bash"), Budget(max_chars=450))
-    assert plain.strategy == "tree+size" and entry not in plain.content
+    """Even the file headers of the diff overflow: the query picks which files stay."""
+    text = corpus("14-git-diff-jinja-rename")
+    header = "diff --git a/tests/test_security.py b/tests/test_security.py"
+    hint = Hint(tool="bash", command="git diff", query="security test")
+    out = shrink(text, hint, Budget(max_chars=800))
+    assert out.strategy.startswith("diff+semantic")
+    assert header in out.content and len(out.content) <= 800
+    plain = shrink(text, Hint(tool="bash", command="git diff"), Budget(max_chars=800))
+    assert plain.strategy == "diff+size" and header not in plain.content
 
 
 def test_semantic_before_size_when_no_shape_matches() -> None:
