@@ -1,8 +1,8 @@
 """grep: search results (`grep -rn`, `rg -n`, `git grep -n`): `path:line:text` a match.
 
-Keeps every match that looks like a definition (class, def, function, type...), the first two
-matches of each file, and adds `[path: N matches]` for each file with more; the other matches
-go first when the budget is tight.
+Keeps every match that looks like a definition (class, def, function, type...) when such
+matches are rare, the first two matches of each file, and adds `[path: N matches]` for each file
+with more; the other matches go first when the budget is tight.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ overflow = "head"
 
 MIN_LINES = 20
 FIRST_MATCHES = 2
+RARE_DEFINITIONS = 0.25
 _MATCH = re.compile(r"([^:\s][^:]*?)[:-](\d+)[:-](.*)")
 _DEFINITION = re.compile(
     r"(?:export\s+|pub(?:\([^)]*\))?\s+|async\s+|static\s+|public\s+|private\s+|abstract\s+)*"
@@ -46,6 +47,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
                 files[-1] = (match[1], files[-1][1], i + 1)
             else:
                 files.append((match[1], i, i + 1))
+    matches = sum(end - start for _, start, end in files)
+    definitions = sum(1 for found in parsed if found and _DEFINITION.match(found[1]))
+    # definitions stand out only when they are rare (a search for "def " finds nothing else)
+    rare = definitions <= RARE_DEFINITIONS * matches
+    top, nested = (6, 5) if rare else (3, 3)
     plan: Plan = []
     last = 0
     for path, start, end in files:
@@ -63,7 +69,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
                 assert found is not None
                 body = found[1]
                 if _DEFINITION.match(body):
-                    priority = 6 if not body[:1].isspace() else 5
+                    priority = top if not body[:1].isspace() else nested
                 else:
                     priority = 2 if i - start < FIRST_MATCHES else 1
             else:
