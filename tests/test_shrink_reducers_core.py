@@ -280,3 +280,26 @@ def test_every_corpus_case_improves_on_head_tail(tmp_path: Path) -> None:
         total += len(meta["must_keep"])
         kept += sum(1 for s in meta["must_keep"] if s in out.content)  # type: ignore[attr-defined]
     assert kept / total >= 0.97
+
+
+def test_grep_of_definitions_only_keeps_per_file_counts() -> None:
+    text = "".join(
+        f"pkg/mod{f}.py:{i * 10}:def function_{f}_{i}(arg):\n" for f in range(30) for i in range(20)
+    )
+    out = shrink(text, Hint(tool="grep"), Budget(max_chars=1500))
+    assert out.strategy.startswith("grep")
+    assert "[pkg/mod0.py: 20 matches]" in out.content
+    assert sum(1 for row in out.content.split("\n") if row.startswith("[pkg/")) >= 10
+
+
+def test_tree_path_list_with_interleaved_root_files() -> None:
+    rows = []
+    for d in range(12):
+        rows.append(f"./root_file_{d}.py")
+        rows.extend(f"./pkg{d}/module_{m}.py" for m in range(30))
+        rows.append(f"./root_other_{d}.py")
+    out = shrink("\n".join(rows), Hint(tool="bash", command="find ."), Budget(max_chars=1500))
+    assert out.strategy == "tree"
+    counts = [row for row in out.content.split("\n") if row.endswith("entries in 1 directory]")]
+    assert len(counts) == 12
+    assert len(out.content) <= 1500
