@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,8 @@ from klipui.cli import UsageError
 DEFAULT_CHARS = 50_000
 DEFAULT_LINES = 2_000
 BINARY_PROBE = 8192
+PROGRESS_AFTER = 0.5
+"""Seconds before a slow shrink says so on stderr."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -71,6 +76,21 @@ def _check_names(names: list[str] | None, known: set[str], option: str) -> None:
         )
 
 
+@contextmanager
+def _progress(message: str, after: float = PROGRESS_AFTER) -> Iterator[None]:
+    """Say on stderr (a terminal) what is going on when it takes longer than `after` seconds."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    timer = threading.Timer(after, lambda: print(message, file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def run(args: argparse.Namespace) -> int:
     from klipui.shrink import Budget, FileSpillStore, Hint, builtin_reducers, load_reducers, shrink
     from klipui.shrink.pipeline import MIN_CHARS
@@ -110,15 +130,16 @@ def run(args: argparse.Namespace) -> int:
         )
     store = None if args.no_spill else FileSpillStore(args.spill_dir)
     hint = Hint(args.tool, args.command, args.path, args.query, args.exit_code)
-    result = shrink(
-        text,
-        hint,
-        Budget(max_chars, max_lines, args.max_line_chars),
-        spill=store,
-        only=only,
-        disable=disable,
-        extra=extra,
-    )
+    with _progress(f"klipui: shrinking {len(data) / 1e6:.1f} MB from {origin} ..."):
+        result = shrink(
+            text,
+            hint,
+            Budget(max_chars, max_lines, args.max_line_chars),
+            spill=store,
+            only=only,
+            disable=disable,
+            extra=extra,
+        )
     out = sys.stdout.buffer
     if args.json:
         import json
