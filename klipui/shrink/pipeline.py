@@ -222,6 +222,7 @@ class _Layout:
         self.cap = cap
         self.label = ""
         self._prefix: list[int] | None = None
+        self._plain: bool | None = None
         self._long: list[int] = []
         self._long_delta: list[int] = [0]
         if cap > 0:
@@ -237,9 +238,18 @@ class _Layout:
         return len(line) + 1
 
     def keep_cost(self, start: int, end: int) -> int:
-        if self._prefix is None:
-            self._prefix = [0, *accumulate(len(line) + 1 for line in self.lines.lines)]
-        cost = self._prefix[end] - self._prefix[start]
+        if self._plain is None:
+            self._plain = "\r" not in self.lines.text
+        if self._plain:
+            # without carriage returns a line occupies its length + 1 in the text, except a
+            # last line with no newline
+            cost = self.lines.span_chars(start, end)
+            if end == self.n and not self.lines.text.endswith("\n"):
+                cost += 1
+        else:
+            if self._prefix is None:
+                self._prefix = [0, *accumulate(len(line) + 1 for line in self.lines.lines)]
+            cost = self._prefix[end] - self._prefix[start]
         if self._long:
             lo, hi = bisect_left(self._long, start), bisect_left(self._long, end)
             cost += self._long_delta[hi] - self._long_delta[lo]
