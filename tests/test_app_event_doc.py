@@ -12,6 +12,7 @@ from rich.style import Style
 from rich.syntax import Syntax
 
 from klipui.session.model import Event, Session
+from klipui.shrink import Hint
 from klipui.widgets.event_doc import (
     EventDocument,
     RichBody,
@@ -115,15 +116,58 @@ def test_shell_command_as_shell_and_edit_as_diff() -> None:
     assert "-x = 1" in edit.renderable.code and "+x = 2" in edit.renderable.code
     patch = call_body("apply_patch", json.dumps({"input": "*** Begin Patch\n+new\n"}), CONSOLE)
     assert isinstance(patch, TextBody) and patch.shape == "diff"
+    raw_patch = call_body("apply_patch", "*** Begin Patch\n*** Update File: a\n-x\n+y\n", CONSOLE)
+    assert isinstance(raw_patch, TextBody) and raw_patch.shape == "diff"
+    pi_edit = call_body(
+        "edit", json.dumps({"path": "t.ts", "oldText": "a\nb\n", "newText": "a\nc\n"}), CONSOLE
+    )
+    assert isinstance(pi_edit, RichBody) and "-b" in pi_edit.renderable.code
+    assert "+c" in pi_edit.renderable.code and "b/t.ts" in pi_edit.renderable.code
+    multi = call_body(
+        "MultiEdit",
+        json.dumps(
+            {
+                "file_path": "m.py",
+                "edits": [
+                    {"old_string": "1", "new_string": "2"},
+                    {"old_string": "3", "new_string": "4"},
+                ],
+            }
+        ),
+        CONSOLE,
+    )
+    assert isinstance(multi, RichBody)
+    assert "+2" in multi.renderable.code and "+4" in multi.renderable.code
     other = call_body("Read", json.dumps({"path": "a.py"}), CONSOLE)
     assert isinstance(other, RichBody) and "a.py" in other.renderable.code
 
 
-def test_detect_shape() -> None:
-    assert detect_shape('{"a": [1, 2]}') == "json"
+def test_detect_shape_uses_the_shrink_reducers() -> None:
+    corpus = Path(__file__).resolve().parent / "fixtures" / "corpus"
+    pytest_log = (corpus / "01-pytest-ledger-mixed" / "output.txt").read_text(encoding="utf-8")
+    assert detect_shape('{"a": [1, 2], "b": {"c": "d"}}') == "json"
     assert detect_shape("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n") == "diff"
-    assert detect_shape("{not json") == "text"
+    assert detect_shape(pytest_log, Hint(tool="bash", command="pytest -v")) == "tests"
     assert detect_shape("plain words") == "text"
+
+
+def test_escape_sequences_never_reach_the_screen() -> None:
+    hostile = "\x1b[?25l\x1b[2K\x1b[1G\x1b[36m?\x1b[39m Would you like \x1b]0;pwned\x07it\r\nok\x07"
+    events = [
+        Event("user/message", 0, data={"content": [{"type": "text", "text": "hi \x1b[31mred"}]}),
+        _result(1, hostile),
+    ]
+    blocks = build_blocks(_session(events), 0, 2, CONSOLE, STYLES)
+    doc = EventDocument(blocks, STYLES, CONSOLE)
+    rows = [
+        "".join(seg.text for seg in doc.render_row(r, 80, Style()))
+        for r in range(doc.row_count(80))
+    ]
+    drawn = "\n".join(rows)
+    assert "\x1b" not in drawn and "\x07" not in drawn and "\r" not in drawn
+    assert "[?25l" not in drawn and "pwned" not in drawn
+    assert "? Would you like it" in drawn and "hi red" in drawn
+    assert blocks[1].payload["text"] == hostile  # the shrink pane still gets the original
 
 
 @settings(max_examples=60, deadline=None)

@@ -71,7 +71,11 @@ async def test_interval_bar_valid_invalid_and_warnings() -> None:
         assert bar.error is not None and bar.error.column == 4
         error_text = str(bar.query_one("#interval-error").render())
         caret_line = error_text.splitlines()[0]
-        assert caret_line.index("^") == bar.error.column + 1
+        # the caret stands under the offending character of the input, on screen
+        error_box = bar.query_one("#interval-error")
+        caret_x = error_box.content_region.x + caret_line.index("^")
+        assert caret_x == bar.input.content_region.x + bar.error.column - 1
+        assert bar.input.value[bar.error.column - 1] == "x"
         assert "expected" in error_text
         assert turns.selected == set(range(1, 56))
         # a clause that selects nothing warns

@@ -179,3 +179,36 @@ async def test_demo_flag_lists_the_demo_sessions(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot, app)
         assert {Path(k) for k in app.screen.infos} == set(demo_paths())
+
+
+async def test_table_refits_on_resize_and_home_end(tmp_path: Path) -> None:
+    app = make_app(_folder(tmp_path))
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot, app)
+        table = app.screen.query_one(SessionTable)
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot, app)
+        widths = sum(c.get_render_width(table) for c in table.columns.values())
+        assert widths <= 80  # every column visible again, not only the title
+        await pilot.press("end")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("home")
+        assert table.cursor_row == 0
+
+
+def test_title_prefers_the_whole_first_prompt() -> None:
+    from klipui.screens.sessions import display_title
+    from klipui.session.model import SessionInfo
+
+    cut = SessionInfo(
+        Path("a.jsonl"),
+        "dsh",
+        title="Use the bash tool to",
+        first_prompt="Use the bash tool to print the date",
+    )
+    assert display_title(cut) == "Use the bash tool to print the date"
+    own = SessionInfo(
+        Path("b.jsonl"), "claude", title="Fix the parser", first_prompt="the parser breaks on tabs"
+    )
+    assert display_title(own) == "Fix the parser"
+    assert display_title(SessionInfo(Path("c.jsonl"), "pi")) == "c.jsonl"

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 
 from klipui.session.model import Session
+from klipui.widgets.clean import clean_line
 from klipui.widgets.event_view import EventView
 from klipui.widgets.format import human_count, human_size
 from klipui.widgets.interval_bar import IntervalBar
@@ -129,7 +131,7 @@ class SessionScreen(Screen[None]):
     def _failed(self, message: str) -> None:
         self.klipui.resume_discovery()
         self.query_one("#session-loading").display = False
-        self.query_one("#session-info", Static).update(f"⚠ {message}")
+        self.query_one("#session-info", Static).update(Text(f"⚠ {clean_line(message)}"))
         self.notify(message, severity="error", timeout=10)
 
     def _loaded(self, session: Session, marks: dict[int, str]) -> None:
@@ -157,7 +159,7 @@ class SessionScreen(Screen[None]):
         turns = self.query_one(TurnList)
         tokens = sum(t.tokens for t in session.turns)
         parts = [
-            session.title or self.path.name,
+            clean_line(session.title or self.path.name),
             session.format,
             f"{len(session.turns)} turns",
             f"{human_count(tokens)} tokens",
@@ -168,7 +170,7 @@ class SessionScreen(Screen[None]):
             parts.append(f"{count} sub-agent{'' if count == 1 else 's'} (A)")
         if turns.selected:
             parts.append(f"selected {len(turns.selected)}")
-        self.query_one("#session-info", Static).update(" · ".join(p for p in parts if p))
+        self.query_one("#session-info", Static).update(Text(" · ".join(p for p in parts if p)))
 
     # --- turn list and event view ------------------------------------------------------------
 

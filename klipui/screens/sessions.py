@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar
 from textual.worker import get_current_worker
 
 from klipui.session.model import SessionInfo
+from klipui.widgets.clean import clean_line
 from klipui.widgets.format import human_count, human_size, one_line, relative_time
 
 if TYPE_CHECKING:
@@ -52,6 +53,15 @@ def _discover_paths(sources: Sources) -> list[Path] | None:
 
         return list(demo_paths())
     return list(sources.paths) if sources.paths else None
+
+
+def display_title(info: SessionInfo) -> str:
+    """The title, or the first prompt when the title is only its first words (or missing)."""
+    title = (info.title or "").strip()
+    prompt = " ".join((info.first_prompt or "").split())
+    if prompt and (not title or (prompt.startswith(title) and len(prompt) > len(title))):
+        return prompt
+    return title or info.path.name
 
 
 def short_problem(info: SessionInfo) -> str:
@@ -135,7 +145,15 @@ class SessionTable(DataTable):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
+        Binding("home", "first_row", "First", show=False),
+        Binding("end", "last_row", "Last", show=False),
     ]
+
+    def action_first_row(self) -> None:
+        self.move_cursor(row=0)
+
+    def action_last_row(self) -> None:
+        self.move_cursor(row=max(0, self.row_count - 1))
 
 
 class SessionsScreen(Screen[None]):
@@ -270,7 +288,9 @@ class SessionsScreen(Screen[None]):
             self.sort_reverse,
             self.group,
         )
-        table.clear()
+        table.clear(columns=True)
+        for column in COLUMNS:
+            table.add_column(column.label, key=column.key)
         now = self.klipui.now()
         new_rows = []
         keys = []
@@ -300,13 +320,23 @@ class SessionsScreen(Screen[None]):
             )
             title.truncate(self.title_room + len(indent + branch) + 2, overflow="ellipsis")
         else:
-            label = one_line(info.title or info.first_prompt or info.path.name, self.title_room)
+            label = one_line(clean_line(display_title(info)), self.title_room)
             title = Text(indent + branch + label)
         exact = info.exact
+        if info.format is None:
+            return [
+                title,
+                "—",
+                "",
+                relative_time(info.updated, now),
+                "—",
+                "—",
+                Text(human_size(info.bytes), justify="right"),
+            ]
         return [
             title,
             (info.format or "?") if self.narrow else info.agent,
-            one_line(info.project, 10 if self.narrow else 24),
+            one_line(clean_line(info.project or ""), 10 if self.narrow else 24),
             relative_time(info.updated, now),
             Text(human_count(info.turns, exact), justify="right"),
             Text(human_count(info.tokens, exact), justify="right"),
@@ -325,7 +355,7 @@ class SessionsScreen(Screen[None]):
 
     def on_resize(self) -> None:
         if self.infos:
-            self._schedule_refresh()
+            self.refresh_table()  # the title column is sized to the width
 
     def _update_status(self) -> None:
         table = self.query_one(SessionTable)
@@ -340,7 +370,7 @@ class SessionsScreen(Screen[None]):
         done, total = self.progress
         if self.discovering:
             parts.append(f"reading {done}/{total}…" if total else "scanning…")
-        self.query_one("#session-count", Label).update(" · ".join(parts))
+        self.query_one("#session-count", Label).update(Text(" · ".join(parts)))
         progress = self.query_one(ProgressBar)
         progress.display = self.discovering
         if self.discovering:

@@ -33,6 +33,7 @@ from klipui.widgets.shrink_pane import (
     marker_arithmetic,
     split_lines,
 )
+from klipui.widgets.tool_hint import hint_for
 
 BUDGET_STEPS = (500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 50_000, 100_000, 200_000)
 """Character budgets `+`/`-` step through; the line budget follows at one line per 20 chars."""
@@ -86,28 +87,11 @@ def _call_for(session: Session, block: Block) -> Event | None:
     return None
 
 
-def hint_for(call: Event | None) -> Hint:
+def hint_of(call: Event | None) -> Hint:
     """What the tool call says about its result: tool name, command, path."""
     if call is None:
         return Hint()
-    import json
-
-    name = str(call.data.get("name") or "") or None
-    raw = call.data.get("arguments")
-    try:
-        args = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        args = None
-    args = args if isinstance(args, dict) else {}
-    command = args.get("command") or args.get("cmd")
-    if isinstance(command, list):
-        command = " ".join(map(str, command))
-    path = args.get("file_path") or args.get("path")
-    return Hint(
-        tool=name.lower() if name else None,
-        command=command if isinstance(command, str) else None,
-        path=path if isinstance(path, str) else None,
-    )
+    return hint_for(str(call.data.get("name") or "") or None, call.data.get("arguments"))
 
 
 def _initial_budget(size: int) -> int:
@@ -158,7 +142,7 @@ class ShrinkScreen(Screen[None]):
         self.session = session
         self.block = block
         self.call = _call_for(session, block)
-        self.hint = hint_for(self.call)
+        self.hint = hint_of(self.call)
         preview = str(block.payload.get("text") or "")
         self.state = ShrinkState(preview, preview, "", _initial_budget(len(preview)))
         self._syncing = False

@@ -15,7 +15,7 @@ from itertools import accumulate
 from typing import Any, Protocol
 
 from rich.console import Console, RenderableType
-from rich.highlighter import Highlighter, JSONHighlighter, ReprHighlighter
+from rich.highlighter import Highlighter, JSONHighlighter, RegexHighlighter, ReprHighlighter
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
@@ -25,7 +25,10 @@ from textual.strip import Strip
 
 from klipui.session.blocks import blocks_text, message_content
 from klipui.session.model import Event, Session
+from klipui.shrink import Hint
+from klipui.widgets.clean import clean_text
 from klipui.widgets.format import human_size
+from klipui.widgets.tool_hint import hint_for
 
 GUTTER = 2
 RICH_LIMIT = 40_000
@@ -41,6 +44,46 @@ SHOWN_TYPES = frozenset(
         "session/title",
     }
 )
+
+
+SHAPES = (
+    "diff",
+    "json",
+    "csv",
+    "tests",
+    "build",
+    "lint",
+    "stacktrace",
+    "gitlog",
+    "install",
+    "log",
+    "tree",
+)
+"""Shapes the shrink engine's reducers recognise, tried in its order."""
+LOG_SHAPES = frozenset({"tests", "build", "lint", "stacktrace", "install", "log"})
+DETECT_SAMPLE = 20_000
+"""Characters of a result the shape is guessed from (the label and colours only)."""
+
+
+class LogHighlighter(RegexHighlighter):
+    """Failures red, warnings yellow, passes green, numbers and paths as usual."""
+
+    base_style = "repr."
+    highlights = [  # noqa: RUF012 - rich reads this class attribute
+        r"(?P<number>(?<!\w)\-?[0-9]+\.?[0-9]*(e[-+]?\d+?)?\b)",
+        r"(?P<path>\B(/[-\w._+]+)*\/)(?P<filename>[-\w._+]*)?",
+        r"(?P<tag_name>\b(?:FAIL(?:ED|URE)?|ERROR|Error|error|panic(?:ked)?|Traceback|E\s)\b)",
+        r"(?P<bool_true>\b(?:PASS(?:ED)?|ok|OK|passed)\b)",
+        r"(?P<str>\b(?:WARN(?:ING)?|warning|Warning)\b)",
+    ]
+
+
+def _highlighter(shape: str) -> Highlighter:
+    if shape == "json":
+        return JSONHighlighter()
+    if shape in LOG_SHAPES:
+        return LogHighlighter()
+    return ReprHighlighter()
 
 
 class Body(Protocol):
@@ -144,18 +187,22 @@ class Block:
     """What actions need: callId, the result text, tool name, arguments."""
 
 
-def detect_shape(text: str) -> str:
-    """A cheap guess of what a tool output is, for highlighting: json, diff or text."""
-    head = text.lstrip()[:1]
-    if head in ("{", "[") and len(text) < 5_000_000:
+def detect_shape(text: str, hint: Hint | None = None) -> str:
+    """The shape of a tool output as the shrink engine's reducers see it ("text" if none)."""
+    from klipui.shrink import builtin_reducers
+
+    sample = text[:DETECT_SAMPLE]
+    if len(text) > DETECT_SAMPLE:
+        sample = sample[: sample.rfind("\n") + 1] or sample
+    hint = hint or Hint()
+    for reducer in builtin_reducers():
+        if reducer.name not in SHAPES:
+            continue
         try:
-            json.loads(text)
-            return "json"
-        except ValueError:
-            pass
-    sample = text[:20_000]
-    if "\n@@ " in sample or sample.startswith(("diff --git", "--- ", "@@ ")):
-        return "diff"
+            if reducer.detect(sample, hint):
+                return str(reducer.name)
+        except Exception:  # a detector's bug must not break drawing the session
+            continue
     return "text"
 
 
@@ -172,9 +219,41 @@ def _syntax(code: str, lexer: str) -> Syntax:
     return Syntax(code, lexer, word_wrap=True, background_color="default", theme="ansi_dark")
 
 
+_EDIT_KEYS = (("old_string", "new_string"), ("oldText", "newText"), ("old_str", "new_str"))
+
+
+def edit_diff(args: dict[str, Any]) -> str | None:
+    """A unified diff of an edit call (Claude Edit/MultiEdit, pi edit), None when not an edit."""
+    path = str(args.get("file_path") or args.get("path") or "file")
+    edits = args.get("edits") if isinstance(args.get("edits"), list) else [args]
+    parts: list[str] = []
+    for edit in edits:
+        if not isinstance(edit, dict):
+            continue
+        for old_key, new_key in _EDIT_KEYS:
+            old, new = edit.get(old_key), edit.get(new_key)
+            if isinstance(old, str) and isinstance(new, str):
+                parts.append(
+                    "".join(
+                        difflib.unified_diff(
+                            old.splitlines(keepends=True),
+                            new.splitlines(keepends=True),
+                            f"a/{path}",
+                            f"b/{path}",
+                        )
+                    )
+                )
+                break
+    if not parts:
+        return None
+    return "\n".join(part if part.endswith("\n") else part + "\n" for part in parts)
+
+
 def call_body(name: str, arguments: Any, console: Console) -> Body:
     """A tool call's arguments: a shell command as shell, an edit as a diff, else JSON."""
     args = _arguments(arguments)
+    if isinstance(args, str):
+        args = clean_text(args)
     if isinstance(args, dict):
         command = args.get("command") or args.get("cmd")
         if isinstance(command, list):
@@ -183,18 +262,11 @@ def call_body(name: str, arguments: Any, console: Console) -> Body:
             extra = {k: v for k, v in args.items() if k not in ("command", "cmd")}
             code = command + (f"\n# {json.dumps(extra, ensure_ascii=False)}" if extra else "")
             return RichBody(_syntax(code, "bash"), console)
-        old, new = args.get("old_string"), args.get("new_string")
-        if isinstance(old, str) and isinstance(new, str) and len(old) + len(new) < RICH_LIMIT:
-            path = str(args.get("file_path") or args.get("path") or "file")
-            diff = "".join(
-                difflib.unified_diff(
-                    old.splitlines(keepends=True),
-                    new.splitlines(keepends=True),
-                    f"a/{path}",
-                    f"b/{path}",
-                )
-            )
-            return RichBody(_syntax(diff or "(no change)", "diff"), console)
+        diff = edit_diff(args)
+        if diff is not None:
+            if len(diff) < RICH_LIMIT:
+                return RichBody(_syntax(diff or "(no change)", "diff"), console)
+            return TextBody(diff, console, shape="diff")
         for key in ("patch", "input", "diff"):
             value = args.get(key)
             if isinstance(value, str) and ("*** Begin Patch" in value or "\n@@" in value):
@@ -236,11 +308,17 @@ def build_blocks(
 ) -> list[Block]:
     """The blocks of `session.events[start:end]`, in order."""
     blocks: list[Block] = []
+    calls: dict[str, tuple[str, Any]] = {}
     for index in range(start, end):
         event = session.events[index]
+        if event.type == "tool/call":
+            calls[str(event.data.get("callId") or "")] = (
+                str(event.data.get("name") or ""),
+                event.data.get("arguments"),
+            )
         sidechain = _is_sidechain(event)
         before = len(blocks)
-        _event_blocks(event, index, console, styles, show_all, blocks)
+        _event_blocks(event, index, console, styles, show_all, blocks, calls)
         for block in blocks[before:]:
             block.sidechain = sidechain
             if sidechain:
@@ -255,10 +333,11 @@ def _event_blocks(
     styles: dict[str, Style],
     show_all: bool,
     out: list[Block],
+    calls: dict[str, tuple[str, Any]],
 ) -> None:
     kind = event.type
     if kind == "user/message":
-        text = blocks_text(message_content(event), tool_calls=False)
+        text = clean_text(blocks_text(message_content(event), tool_calls=False))
         out.append(
             Block(
                 "prompt",
@@ -278,7 +357,7 @@ def _event_blocks(
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
-            text = block.get("text") or ""
+            text = clean_text(str(block.get("text") or ""))
             if btype == "reasoning" and text.strip():
                 header = Text(f"▸ thinking · {len(text):,} chars", styles["thinking"])
                 out.append(
@@ -323,9 +402,11 @@ def _event_blocks(
             b for b in content or [] if isinstance(b, dict) and b.get("type") == "tool-result"
         ]
         for result in results or [{"content": content}]:
-            text = blocks_text(result.get("content"), tool_calls=False)
+            raw = blocks_text(result.get("content"), tool_calls=False)
+            text = clean_text(raw)
             error = bool(result.get("isError"))
-            shape = detect_shape(text)
+            call = calls.get(str(result.get("toolCallId") or ""))
+            shape = detect_shape(text, hint_for(call[0], call[1]) if call else None)
             lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
             size = human_size(len(text.encode("utf-8", "replace")))
             style = styles["error"] if error else styles["result"]
@@ -340,12 +421,12 @@ def _event_blocks(
                     index,
                     header,
                     TextBody(text, console, styles["error"] if error else None, shape),
-                    payload={"callId": result.get("toolCallId"), "text": text, "error": error},
+                    payload={"callId": result.get("toolCallId"), "text": raw, "error": error},
                 )
             )
             _images(result.get("content"), index, styles, out)
     elif kind == "compaction/summary":
-        summary = str(event.data.get("summary") or "")
+        summary = clean_text(str(event.data.get("summary") or ""))
         out.append(
             Block(
                 "compaction",

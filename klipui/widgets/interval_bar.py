@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -56,6 +57,13 @@ class IntervalBar(Vertical):
         yield Static("", id="interval-summary")
 
     @property
+    def caret_offset(self) -> int:
+        """Cells from the start of the message lines to the first character of the input."""
+        box = self.query_one("#interval-error", Static)
+        offset = self.input.content_region.x - box.content_region.x
+        return offset if offset > 0 else 3
+
+    @property
     def input(self) -> Input:
         return self.query_one("#interval-input", Input)
 
@@ -80,8 +88,8 @@ class IntervalBar(Vertical):
             self.error = error
             self.warnings = []
             self.input.add_class("-invalid")
-            caret = " " * (error.column + 1) + "^"
-            error_box.update(f"{caret}\n{error.message}")
+            caret = " " * (self.caret_offset + error.column - 1) + "^"
+            error_box.update(Text(f"{caret}\n{error.message}"))
             warn_box.update("")
             summary.update("")
             return
@@ -89,9 +97,9 @@ class IntervalBar(Vertical):
         self.input.remove_class("-invalid")
         error_box.update("")
         self.warnings = interval.warnings(self.turn_count) if text.strip() else []
-        warn_box.update("\n".join(f"⚠ {w}" for w in self.warnings))
+        warn_box.update(Text("\n".join(f"⚠ {w}" for w in self.warnings)))
         turns = interval.turns(self.turn_count)
-        summary.update(f"{len(turns)} of {self.turn_count} turns · canonical: {interval}")
+        summary.update(Text(f"{len(turns)} of {self.turn_count} turns · canonical: {interval}"))
         if announce:
             self.post_message(self.Selected(turns))
 

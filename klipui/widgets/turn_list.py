@@ -16,6 +16,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from klipui.session.model import Turn
+from klipui.widgets.clean import clean_line
 from klipui.widgets.format import human_count
 
 
@@ -147,7 +148,7 @@ class TurnList(ScrollView, can_focus=True):
             (f"{turn.number:>{digits}} ", sel_style if selected else dim),
         )
         room = max(1, width - head.cell_len - tail.cell_len)
-        prompt = turn.prompt or "(no prompt)"
+        prompt = clean_line(turn.prompt) or "(no prompt)"
         prompt = prompt if len(prompt) <= room else prompt[: max(0, room - 1)] + "…"
         line = Text.assemble(head, (prompt.ljust(room), sel_style if selected else ""), tail)
         line.truncate(width)
