@@ -495,3 +495,103 @@ def test_claude_child_does_not_end_on_a_line_claude_code_would_resume_from_wrong
     chain = [r for r in lines_of(plan.path) if r.get("type") in ("user", "assistant")]
     last = chain[-1]["message"]
     assert isinstance(last, dict) and isinstance(last.get("content"), str | list)
+
+
+def written_title(plan: Any) -> str | None:
+    """The title stored in a written child, read from its native lines."""
+    rows = lines_of(plan.path)
+    if plan.format == "claude":
+        return next((r["summary"] for r in rows if r.get("type") == "summary"), None)
+    if plan.format == "dsh":
+        titles = [r["data"]["title"] for r in rows if r.get("type") == "session/title"]
+        return titles[-1] if titles else None
+    if plan.format == "pi":
+        names = [r["name"] for r in rows if r.get("type") == "session_info"]
+        return names[-1] if names else None
+    return None
+
+
+@pytest.mark.parametrize("sample", clippable(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_planned_title_is_the_title_written(sample: Path, tmp_path: Path):
+    parent = copy_of(sample, tmp_path)
+    plan = plan_child(parent, "-1")
+    write_child(plan, force=True)
+    assert plan.child_title == written_title(plan)
+    assert plan.to_dict()["title"] == plan.child_title
+    if plan.format in ("claude", "dsh", "pi"):
+        assert plan.child_title == f"KLIP {plan.title}"
+        assert open_session(plan.path).title == plan.child_title
+
+
+def test_an_untitled_claude_parent_gets_its_first_kept_prompt_as_title(tmp_path: Path):
+    parent = copy_of(SAMPLES / "claude-code" / "ccv_1af7fc5e_tools_error.jsonl", tmp_path)
+    session = open_session(parent)
+    assert not any(r.value.get("type") == "summary" for r in session.records)
+    plan = plan_child(session, "..")
+    write_child(plan)
+    prompt = next(t.prompt for t in session.turns if t.prompt)
+    assert plan.child_title == f"KLIP {prompt}"[: len("KLIP ") + 80]
+    assert written_title(plan) == plan.child_title
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        SAMPLES / "dsh" / "multi-turn.jsonl",
+        SAMPLES / "claude-code" / "ccl_representative_messages.jsonl",
+        SAMPLES / "pi" / "pi_large-session_v1.jsonl",
+        SAMPLES
+        / "codex"
+        / "ccl_synthetic_rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl",
+    ],
+    ids=lambda p: p.parent.name,
+)
+@pytest.mark.parametrize("mode", [0o640, 0o604])
+def test_a_child_gets_its_parents_permission_bits(sample: Path, mode: int, tmp_path: Path):
+    parent = copy_of(sample, tmp_path)
+    parent.chmod(mode)
+    plan = plan_child(parent, "1")
+    write_child(plan)
+    assert plan.path.stat().st_mode & 0o7777 == mode
+    assert sorted(p.name for p in plan.path.parent.iterdir() if p.name.startswith(".")) == []
+
+
+def test_codex_reports_where_its_child_goes_and_why(tmp_path: Path):
+    sample = (
+        SAMPLES
+        / "codex"
+        / "ccl_synthetic_rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl"
+    )
+    loose = plan_child(copy_of(sample, tmp_path / "loose"), "1")
+    assert any("beside its parent" in n and "sessions/YYYY/MM/DD" in n for n in loose.notes)
+    filed = plan_child(copy_of(sample, tmp_path / "sessions" / "2025" / "11" / "17"), "1")
+    local = datetime.now(UTC).astimezone()
+    assert filed.path.parent.parent.parent.parent == tmp_path / "sessions"
+    assert filed.path.parent.name == f"{local:%d}"
+    assert any("today's date folder" in n and str(filed.path.parent) in n for n in filed.notes)
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_output_into_a_folder_uses_the_childs_own_name(exists: bool, tmp_path: Path):
+    out = tmp_path / "out"
+    if exists:
+        out.mkdir()
+    for sample in (
+        SAMPLES / "dsh" / "multi-turn.jsonl",
+        SAMPLES / "pi" / "pi_large-session_v1.jsonl",
+    ):
+        parent = copy_of(sample, tmp_path / "src")
+        default = plan_child(parent, "1", now=NOW)
+        target = str(out) if exists else f"{out}/"
+        plan = plan_child(parent, "1", out=target, now=NOW)
+        assert plan.path.parent == out
+        assert re.sub(plan.child_id, "ID", plan.path.name) == re.sub(
+            default.child_id, "ID", default.path.name
+        )
+        write_child(plan)
+        assert plan.path.is_file() and open_session(plan.path).format == default.format
+    store = copy_of(SAMPLES / "dsh" / "multi-turn.jsonl", tmp_path / "store" / "--p--" / "s1")
+    store = store.rename(store.parent / "session.jsonl")
+    plan = plan_child(store, "1", out=f"{out}/")
+    assert plan.path == out / plan.child_id / "session.jsonl"
+    assert plan_child(store, "1", out=str(out / "named.jsonl")).path == out / "named.jsonl"

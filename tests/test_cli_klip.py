@@ -78,10 +78,12 @@ def test_output_path_and_refusal_to_overwrite(tmp_path, capsys):
     [("5", "keeps none of the 2 completed turns"), ("not 1", "keeps none")],
 )
 def test_a_selection_that_keeps_nothing_fails_in_one_line(tmp_path, capsys, selection, message):
+    """One error line, after the selection's own warnings."""
     parent = copy_of(SAMPLES / "dsh" / "multi-turn.jsonl", tmp_path)
     assert main(["klip", str(parent), selection]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and message in err[0]
+    assert message in err[-1] and not err[-1].startswith("klipui: warning:")
+    assert all(line.startswith("klipui: warning: ") for line in err[:-1])
     assert files(tmp_path) == ["multi-turn.jsonl"]
 
 
@@ -135,3 +137,30 @@ def test_selections_starting_with_a_minus_are_not_options(tmp_path, capsys, sele
     parent = copy_of(SAMPLES / "dsh" / "multi-turn.jsonl", tmp_path)
     assert main(["klip", str(parent), selection, "--dry-run"]) == 0
     assert f"turns kept (old → new): {kept}\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("selection", "warning"),
+    [("5..2", "did you mean 2..5?"), ("99", "99"), ("not 1", "only exclusions")],
+)
+def test_an_empty_selection_still_prints_its_warnings(selection, warning, tmp_path, capsys):
+    parent = copy_of(SAMPLES / "pi" / "pi_large-session_v1.jsonl", tmp_path)
+    assert main(["klip", str(parent), selection, "--dry-run"]) == 1
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert any(line.startswith("klipui: warning: ") and warning in line for line in lines), err
+    assert "keeps none of the" in lines[-1]
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_output_to_a_folder_writes_the_child_inside_it(exists, tmp_path, capsys):
+    parent = copy_of(SAMPLES / "pi" / "pi_large-session_v1.jsonl", tmp_path)
+    out = tmp_path / "out"
+    if exists:
+        out.mkdir()
+    assert main(["klip", str(parent), "1", "-o", str(out) + ("" if exists else "/")]) == 0
+    (child,) = out.iterdir()
+    assert f"written: {child}" in capsys.readouterr().out
+    assert child.suffix == ".jsonl" and [t.prompt for t in open_session(child).turns] == [
+        open_session(parent).turns[0].prompt
+    ]

@@ -114,3 +114,49 @@ def test_compact_cli_usage_errors(tmp_path, capsys):
     assert main(["compact", str(parent), "--max-chars", "0"]) == 2
     assert main(["compact", str(tmp_path / "none.jsonl")]) == 1
     assert "none.jsonl" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("chars", ["1", "10", "79"])
+def test_a_budget_below_the_shrinkers_minimum_is_a_one_line_usage_error(chars, tmp_path, capsys):
+    parent = copy_of(BIG["dsh"], tmp_path)
+    assert main(["compact", str(parent), "--max-chars", chars]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--max-chars must be at least 80" in err
+    assert "Traceback" not in err
+    assert files_in(tmp_path) == [parent.name]
+
+
+def files_in(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_nothing_shrunk_writes_no_child_unless_forced(as_json, tmp_path, capsys):
+    parent = copy_of(SAMPLES / "dsh" / "multi-turn.jsonl", tmp_path)
+    spill = tmp_path / "spill"
+    args = ["compact", str(parent), "--spill-dir", str(spill)] + (["--json"] if as_json else [])
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert files_in(tmp_path) == [parent.name]
+    if as_json:
+        report = json.loads(out)
+        assert report["written"] is False and report["replaced"] == []
+        assert "no tool result is over 8000 characters" in report["not_written"]
+    else:
+        assert "no tool result is over 8000 characters" in out
+        assert "no child written" in out and "written: " not in out.replace("no child written", "")
+    assert main([*args, "--force"]) == 0
+    capsys.readouterr()
+    assert len(files_in(tmp_path)) == 2
+
+
+def test_compact_output_into_a_folder(tmp_path, capsys):
+    parent = copy_of(BIG["pi"], tmp_path)
+    out = tmp_path / "children"
+    spill = str(tmp_path / "spill")
+    args = ["compact", str(parent), "--max-chars", "3000", "--spill-dir", spill, "-o", f"{out}/"]
+    assert main(args) == 0
+    capsys.readouterr()
+    (child,) = out.iterdir()
+    assert child.name.endswith(".jsonl") and child.name != parent.name
+    assert open_session(child).format == "pi"

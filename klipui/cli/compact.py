@@ -2,7 +2,8 @@
 
 Each tool result longer than N characters is replaced by its shrunk text, which ends with a
 spill locator for the full original (kept in the spill store, see `klipui spill`); nothing else
-changes. Prints each result replaced and the token estimate before and after.
+changes. Prints each result replaced and the token estimate before and after. When nothing
+was shrunk no child is written (it would be a duplicate of the parent) unless `--force`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dry-run", action="store_true", help="report only; write nothing")
     parser.add_argument("-o", "--output", metavar="PATH", help="write the child here instead")
     parser.add_argument(
-        "--force", action="store_true", help="write even an invalid or refused child"
+        "--force",
+        action="store_true",
+        help="write even an invalid or refused child, or one in which nothing was shrunk",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=run)
@@ -48,9 +51,10 @@ def run(args: argparse.Namespace) -> int:
     from klipui.klip.child import ClipError, write_child
     from klipui.klip.compact import plan_compact
     from klipui.shrink import FileSpillStore
+    from klipui.shrink.pipeline import MIN_CHARS
 
-    if args.max_chars <= 0:
-        raise UsageError("--max-chars must be a positive number")
+    if args.max_chars < MIN_CHARS:
+        raise UsageError(f"--max-chars must be at least {MIN_CHARS}")
     store = FileSpillStore(args.spill_dir, max_age=float("inf"))
     try:
         with progress(f"compacting {args.session}…"):
@@ -61,13 +65,17 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(error))
     plan = compacted.plan
     refused = None
-    if not args.dry_run:
+    useless = not compacted.replaced and not args.force
+    if not args.dry_run and not useless:
         try:
             write_child(plan, force=args.force)
         except ClipError as error:
             refused = str(error)
     if args.json:
-        print(json.dumps({**compacted.to_dict(), "error": refused}, indent=2, ensure_ascii=False))
+        report = {**compacted.to_dict(), "error": refused}
+        if useless and not args.dry_run:
+            report["not_written"] = f"{compacted.nothing_shrunk()}; --force writes the child"
+        print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(f"{plan.source} ({plan.format}): tool results over {args.max_chars} characters")
         for item in compacted.replaced:
@@ -76,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
                 f"({item.strategy}) {item.locator or '(original not saved)'}"
             )
         if not compacted.replaced:
-            print("  none: the child equals the parent but for its ids")
+            print(f"  none: {compacted.nothing_shrunk()}")
         for line in compacted.skipped:
             print(f"  skipped: {line}", file=sys.stderr)
         print(f"tokens: {compacted.tokens_before} → {compacted.tokens_after} (estimate)")
@@ -88,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"written: {plan.path}")
         elif args.dry_run:
             print(f"would write: {plan.path} (dry run)")
+        elif useless:
+            print("no child written: it would equal the parent but for its ids (--force writes it)")
     if refused:
         return fail(refused)
     return 0

@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         with progress(f"clipping {args.session}…"):
             plan = plan_child(args.session, selection, rules=args.rules, out=args.output)
     except (ClipError, RulesError) as error:
+        for warning in getattr(error, "warnings", []):
+            print(f"klipui: warning: {warning}", file=sys.stderr)
         return fail(str(error))
     refused = None
     if not args.dry_run:

@@ -16,13 +16,17 @@ Certain repairs are made and reported in `ChildPlan.notes` (a dsh header without
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import os
+import secrets
+import stat
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from klipui.klip.children import ChildSource, writer
+from klipui.klip.children import ChildSource, child_title_text, title_for, writer
 from klipui.klip.interval import KInterval, KIntervalError, parse_interval
 from klipui.klip.reindex import Drop, reindex_report
 from klipui.klip.rules import RuleTable, load_rules, rules_for_format
@@ -31,7 +35,14 @@ from klipui.session.model import Event, Session
 
 
 class ClipError(Exception):
-    """A clip that cannot be made as asked; the message is one line naming the session."""
+    """A clip that cannot be made as asked; the message is one line naming the session.
+
+    `warnings` holds what the selection's own warnings say (e.g. "did you mean 2..5?") when the
+    selection is what kept nothing."""
+
+    def __init__(self, message: str, warnings: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.warnings: list[str] = list(warnings or [])
 
 
 @dataclass(slots=True)
@@ -63,9 +74,19 @@ class ChildPlan:
     lines: list[bytes] = field(repr=False)
     compression: str | None
     title: str | None
+    """The title the child is written with, without its "KLIP " prefix (`child_title` has the
+    whole text); None when the format stores no title (Codex, generic messages)."""
     kept_events: int
     kept_records: int
+    mode: int | None = None
+    """Permission bits the child is written with (the parent's; None: the umask's default)."""
     written: bool = False
+
+    @property
+    def child_title(self) -> str | None:
+        """The child's title exactly as written ("KLIP <title>"), None when the format stores
+        none (its agent shows the first prompt instead)."""
+        return child_title_text(self.title) if self.title is not None else None
 
     @property
     def ok(self) -> bool:
@@ -102,6 +123,7 @@ class ChildPlan:
             "lines": len(self.lines),
             "bytes": self.size,
             "compression": self.compression,
+            "title": self.child_title,
         }
 
 
@@ -169,7 +191,8 @@ def plan_child(
         raise ClipError(f"{session.path}: no completed turn to clip")
     if not report.turns:
         raise ClipError(
-            f"selection {str(interval)!r} keeps none of the {report.turn_count} completed turns"
+            f"selection {str(interval)!r} keeps none of the {report.turn_count} completed turns",
+            interval.warnings(report.turn_count),
         )
     by_seq = {event.seq: event for event in session.events}
     kept = [by_seq[old] for old in report.seqs]
@@ -178,13 +201,16 @@ def plan_child(
     violations, inherited = _validate(session, dicts, seed, report.seqs)
     moment = now or datetime.now(UTC)
     child_id = module.new_id(moment)
-    path = Path(out) if out is not None else module.child_path(session, child_id, moment)
+    default = module.child_path(session, child_id, moment)
+    path = output_path(out, default, child_id) if out is not None else default
+    title = title_for(session, report.turns)
     try:
-        body = module.build(
-            ChildSource(session, kept, seed, child_id, moment, session.title, replacements)
-        )
+        body = module.build(ChildSource(session, kept, seed, child_id, moment, title, replacements))
     except (OSError, ValueError) as error:
         raise ClipError(f"{session.path}: cannot read the records back: {error}") from None
+    placement = getattr(module, "placement", None)
+    if placement is not None and out is None:
+        body.notes.append(placement(session, path))
     compression = body.compression
     if out is not None and session.format == "dsh":
         compression = "zstd" if path.name.endswith(".zstd") else None
@@ -204,10 +230,32 @@ def plan_child(
         warnings=interval.warnings(report.turn_count),
         lines=body.lines,
         compression=compression,
-        title=session.title,
+        title=title if module.TITLED else None,
         kept_events=len(seed),
         kept_records=body.records,
+        mode=_permissions(session.path),
     )
+
+
+def output_path(out: Path | str, default: Path, child_id: str) -> Path:
+    """Where `-o OUT` puts a child whose own path would be `default`: inside OUT, under its
+    normal name (and its `<id>/` folder for a dsh store child), when OUT is an existing folder
+    or ends with a path separator; else OUT itself."""
+    text = str(out)
+    folder = Path(out)
+    if not (text.endswith(("/", os.sep)) or folder.is_dir()):
+        return folder
+    if default.parent.name == child_id:
+        return folder / child_id / default.name
+    return folder / default.name
+
+
+def _permissions(path: Path | str) -> int | None:
+    """The permission bits of the file at `path` (None when it cannot be read)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return None
 
 
 def _validate(
@@ -231,11 +279,41 @@ def _validate(
     return new, inherited
 
 
-def write_child(plan: ChildPlan, *, force: bool = False) -> Path:
-    """Write the planned child atomically (never over an existing file); ClipError when it is
-    invalid or refused by its agent and not forced, or when the path is taken."""
+def write_file(
+    path: Path, lines: Iterable[bytes], *, compression: str | None, mode: int | None
+) -> None:
+    """Write a new file atomically, never over an existing one (FileExistsError), with the
+    permission bits `mode` (None: what the umask gives) already set when it appears.
+
+    The lines go to a hidden temp file beside `path` (`write_new`), which gets `mode` and is
+    then hard-linked into place (or, without hard links, moved onto an exclusive claim)."""
     from klipui.session.jsonl import write_new
 
+    if mode is None:
+        write_new(path, lines, compression=compression)
+        return
+    if path.exists():
+        raise FileExistsError(f"{path}: already exists")
+    temp = path.parent / f".{path.name}.{secrets.token_hex(6)}.part"
+    write_new(temp, lines, compression=compression)
+    try:
+        os.chmod(temp, mode)
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            raise FileExistsError(f"{path}: already exists") from None
+        except OSError:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            os.replace(temp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+
+
+def write_child(plan: ChildPlan, *, force: bool = False) -> Path:
+    """Write the planned child atomically (never over an existing file), with the parent's
+    permission bits; ClipError when it is invalid or refused by its agent and not forced, or
+    when the path is taken."""
     if not force:
         if plan.violations:
             first = plan.violations[0]
@@ -244,7 +322,7 @@ def write_child(plan: ChildPlan, *, force: bool = False) -> Path:
         if plan.blockers:
             raise ClipError(f"{plan.blockers[0]}; not written (--force writes it)")
     try:
-        write_new(plan.path, plan.lines, compression=plan.compression)
+        write_file(plan.path, plan.lines, compression=plan.compression, mode=plan.mode)
     except FileExistsError:
         raise ClipError(f"{plan.path}: already exists, not overwritten") from None
     except OSError as error:
@@ -275,6 +353,8 @@ __all__ = [
     "KIntervalError",
     "clip",
     "load_session",
+    "output_path",
     "plan_child",
     "write_child",
+    "write_file",
 ]

@@ -23,6 +23,7 @@ from klipui.klip.child import ChildPlan, load_session, plan_child
 from klipui.session.blocks import event_text, event_texts
 from klipui.session.model import Event, Session
 from klipui.shrink import Budget, FileSpillStore, Hint, SpillStore, shrink
+from klipui.shrink.pipeline import MIN_CHARS
 
 DEFAULT_MAX_CHARS = 8_000
 """Tool results longer than this are shrunk to fit it."""
@@ -52,6 +53,17 @@ class CompactPlan:
     """Big results that could not be located in their native record (one line each)."""
     tokens_before: int = 0
     tokens_after: int = 0
+    over_budget: int = 0
+    """Tool results longer than `max_chars` (shrunk or not)."""
+
+    def nothing_shrunk(self) -> str:
+        """Why no result was replaced, in one line."""
+        if not self.over_budget:
+            return f"no tool result is over {self.max_chars} characters"
+        return (
+            f"{self.over_budget} tool result(s) over {self.max_chars} characters, none of them "
+            "could be shrunk"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
@@ -72,6 +84,7 @@ class CompactPlan:
                 for r in self.replaced
             ],
             "skipped": self.skipped,
+            "over_budget": self.over_budget,
         }
 
 
@@ -89,15 +102,17 @@ def plan_compact(
     now: datetime | None = None,
 ) -> CompactPlan:
     """Make the compacted child of `source` without writing it (the originals are spilled)."""
-    if max_chars <= 0:
-        raise ValueError("max_chars must be positive")
+    if max_chars < MIN_CHARS:
+        raise ValueError(f"max_chars must be at least {MIN_CHARS}")
     session = load_session(source)
     store = spill if spill is not None else FileSpillStore(max_age=float("inf"))
     state = _Compactor(session, max_chars, store)
     plan = plan_child(session, "..", out=out, now=now, edit=state.edit)
     before = session_tokens(session.events)
     saved = sum(state.tokens_saved)
-    return CompactPlan(plan, max_chars, state.replaced, state.skipped, before, before - saved)
+    return CompactPlan(
+        plan, max_chars, state.replaced, state.skipped, before, before - saved, state.over_budget
+    )
 
 
 class _Compactor:
@@ -110,6 +125,7 @@ class _Compactor:
         self.replaced: list[Replaced] = []
         self.skipped: list[str] = []
         self.tokens_saved: list[int] = []
+        self.over_budget = 0
         self.calls: dict[str, Event] = {
             str(e.data.get("callId")): e for e in session.events if e.type == "tool/call"
         }
@@ -124,6 +140,7 @@ class _Compactor:
             text = event_text(event)
             if len(text) <= self.max_chars:
                 continue
+            self.over_budget += 1
             call_id = _call_id(event)
             tool, hint = self._hint(call_id)
             shrunk = shrink(text, hint, Budget(max_chars=self.max_chars, max_lines=0), self.store)

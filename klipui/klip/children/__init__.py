@@ -7,7 +7,10 @@ Each module exposes:
   next to its parent and in the parent's folder layout;
 - `build(source: ChildSource) -> ChildBody`: the child's native lines, made from the kept
   events (mapped back to native records through `Event.origin`) or, for dsh, the reindexed
-  seed itself.
+  seed itself;
+- `TITLED: bool`: whether the format stores a title; a titled child is named
+  `child_title_text(source.title)` ("KLIP <title>", see `title_for`), the one title every
+  writer and the clip preview use.
 
 `ChildSource` carries everything a writer may need; `ChildBody` what it made, with notes for the
 report: `blockers` (the agent will refuse or hang on this child; nothing is written unless
@@ -20,7 +23,7 @@ import importlib
 import os
 import secrets
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
@@ -46,8 +49,9 @@ class ChildSource:
     child_id: str
     now: datetime
     """Creation time of the child (timezone-aware)."""
-    title: str | None
-    """The parent's title, when it has one."""
+    title: str
+    """The child's title without its "KLIP " prefix (`title_for`); titled formats write
+    `child_title_text(title)`."""
     replacements: dict[int, Any] = field(default_factory=dict)
     """Record index → a native record value to write instead of the parent's (compaction)."""
 
@@ -62,6 +66,27 @@ class ChildBody:
     notes: list[str] = field(default_factory=list)
     records: int = 0
     """How many of the parent's records the child carries."""
+
+
+TITLE_PREFIX = "KLIP "
+UNTITLED = "untitled"
+
+
+def title_for(session: Session, turns: Iterable[int]) -> str:
+    """The title of a child of `session` keeping the turns numbered `turns`: the parent's
+    title, else the prompt of the first kept turn that has one (as the turn list shows it, 80
+    characters at most), else "untitled"."""
+    if session.title and session.title.strip():
+        return session.title
+    for number in sorted(turns):
+        if 1 <= number <= len(session.turns) and session.turns[number - 1].prompt:
+            return session.turns[number - 1].prompt[:80]
+    return UNTITLED
+
+
+def child_title_text(title: str) -> str:
+    """The title as a child stores it: "KLIP <title>"."""
+    return f"{TITLE_PREFIX}{title}"
 
 
 def writer(format_name: str) -> ModuleType:

@@ -25,8 +25,11 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, origins_in_order
+from klipui.klip.children import ChildBody, ChildSource, child_title_text, origins_in_order
 from klipui.session.model import Session
+
+TITLED = True
+"""The child's `summary` line carries its title."""
 
 API_FIELDS = ("id", "type", "model", "stop_reason", "usage")
 """Fields Claude Code needs on the last assistant record's `message` (it hangs without them)."""
@@ -78,8 +81,7 @@ def build(source: ChildSource) -> ChildBody:
         lines.append(_rewrite(line, value, changes))
         if isinstance(value.get("uuid"), str) and not value.get("isSidechain"):
             leaf = uuids[value["uuid"]]
-    title = source.title or _first_prompt(source)
-    summary: dict[str, Any] = {"type": "summary", "summary": f"KLIP {title or 'untitled'}"}
+    summary: dict[str, Any] = {"type": "summary", "summary": child_title_text(source.title)}
     if leaf is not None:
         summary["leafUuid"] = leaf
     lines.insert(0, orjson.dumps(summary))
@@ -263,15 +265,3 @@ def _rewrite(line: bytes, value: dict[str, Any], changes: list[tuple[str, Any, A
             return dumps(changed)
         out = out.replace(pattern, b'"' + key.encode() + b'":' + dumps(new))
     return out
-
-
-def _first_prompt(source: ChildSource) -> str | None:
-    for event in source.kept:
-        if event.type != "user/message":
-            continue
-        for block in event.data.get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "text":
-                text = str(block.get("text") or "").strip()
-                if text:
-                    return text.splitlines()[0][:80]
-    return None

@@ -18,6 +18,9 @@ import orjson
 from klipui.klip.children import ChildBody, ChildSource, iso_ms, origins_in_order, uuid7
 from klipui.session.model import Session
 
+TITLED = False
+"""Codex stores no title; its picker shows the first prompt."""
+
 CALLS = {
     "function_call": "function_call_output",
     "custom_tool_call": "custom_tool_call_output",
@@ -56,6 +59,21 @@ def child_path(session: Session, child_id: str, now: datetime) -> Path:
     if root is None:
         return Path(session.path).parent / name
     return root / f"{local:%Y}" / f"{local:%m}" / f"{local:%d}" / name
+
+
+def placement(session: Session, path: Path) -> str:
+    """Where the child goes and why (a note for the report)."""
+    root = sessions_root(Path(session.path))
+    if root is None:
+        return (
+            f"the child goes beside its parent ({path.parent}): the parent is not in a Codex "
+            "sessions/YYYY/MM/DD folder, and `codex resume` lists only rollouts under "
+            "$CODEX_HOME/sessions"
+        )
+    return (
+        f"the child goes under today's date folder of the parent's sessions root "
+        f"({path.parent}), where Codex files a new rollout and `codex resume` finds it"
+    )
 
 
 def _item(value: dict[str, Any]) -> tuple[str | None, str | None]:

@@ -4,8 +4,8 @@
 - header `{type: session, version: 0, id, createdAt, cwd?, parentSession, seedLength,
   delegationDepth, agentPreset?}` — a parent header without `delegationDepth` (older logs; the
   harness refuses them) gets `delegationDepth: 0`, which is what a top-level session has;
-- the seed, then `session/end-seed` (unless the seed already ends with one), then, when the
-  parent has a title, a user-sourced `session/title` "KLIP <title>";
+- the seed, then `session/end-seed` (unless the seed already ends with one), then a
+  user-sourced `session/title` "KLIP <title>" (`klipui.klip.children.title_for`);
 - same compression as the parent (zstd: the header alone in the first frame) and the same folder
   layout: `<key>/<id>/session.jsonl[.zstd]` when the parent lives in the harness's store, else a
   `<child id>.jsonl[.zstd]` file beside the parent.
@@ -19,8 +19,18 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, base36, epoch_ms, random_base36
+from klipui.klip.children import (
+    ChildBody,
+    ChildSource,
+    base36,
+    child_title_text,
+    epoch_ms,
+    random_base36,
+)
 from klipui.session.model import Session
+
+TITLED = True
+"""The child ends with a user-sourced `session/title`."""
 
 SESSION_FILE = "session.jsonl"
 _HEADER_KEYS = ("cwd",)
@@ -71,7 +81,7 @@ def header(source: ChildSource, seed_length: int, notes: list[str]) -> dict[str,
 
 
 def build(source: ChildSource) -> ChildBody:
-    """Header, seed, `session/end-seed`, and the KLIP title when the parent has one."""
+    """Header, seed, `session/end-seed`, and the KLIP title."""
     notes: list[str] = []
     blockers: list[str] = []
     parent = source.session.header or {}
@@ -84,19 +94,18 @@ def build(source: ChildSource) -> ChildBody:
     time = epoch_ms(source.now)
     if not events or events[-1].get("type") != "session/end-seed":
         events.append({"type": "session/end-seed", "seq": len(events), "time": time, "data": {}})
-    if source.title:
-        events.append(
-            {
-                "type": "session/title",
-                "seq": len(events),
-                "time": time,
-                "data": {
-                    "title": f"KLIP {source.title}",
-                    "messageSeqs": [],
-                    "source": {"kind": "user"},
-                },
-            }
-        )
+    events.append(
+        {
+            "type": "session/title",
+            "seq": len(events),
+            "time": time,
+            "data": {
+                "title": child_title_text(source.title),
+                "messageSeqs": [],
+                "source": {"kind": "user"},
+            },
+        }
+    )
     dumps = orjson.dumps
     lines = [dumps(header(source, len(seed), notes))]
     lines.extend(dumps(event) for event in events)

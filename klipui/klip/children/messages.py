@@ -13,6 +13,9 @@ from klipui.session.formats import adapter
 from klipui.session.formats._turnkit import first_seen_origins
 from klipui.session.model import Session
 
+TITLED = False
+"""Generic message files store no title."""
+
 
 def new_id(now: datetime) -> str:
     """`<base36 ms>-<6 base36>`."""

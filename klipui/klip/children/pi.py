@@ -20,10 +20,13 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, iso_ms, uuid7
+from klipui.klip.children import ChildBody, ChildSource, child_title_text, iso_ms, uuid7
 from klipui.session.formats import adapter
 from klipui.session.formats._turnkit import first_seen_origins
 from klipui.session.model import Session
+
+TITLED = True
+"""The child ends with a `session_info` entry naming it."""
 
 
 def new_id(now: datetime) -> str:
@@ -74,14 +77,12 @@ def build(source: ChildSource) -> ChildBody:
         if moved is not None:
             lines[line_number] = orjson.dumps({**orjson.loads(lines[line_number]), **moved})
             notes.append(f"compaction entry (line {records[index].line}): first kept entry moved")
-    title = source.title
-    if title:
-        info: dict[str, Any] = {"type": "session_info", "name": f"KLIP {title}"}
-        last_id = _last_id(lines[1:])
-        if last_id is not None:
-            info = {"type": "session_info", "id": _short_id(), "parentId": last_id, **info}
-        info["timestamp"] = iso_ms(source.now)
-        lines.append(orjson.dumps(info))
+    info: dict[str, Any] = {"type": "session_info", "name": child_title_text(source.title)}
+    last_id = _last_id(lines[1:])
+    if last_id is not None:
+        info = {"type": "session_info", "id": _short_id(), "parentId": last_id, **info}
+    info["timestamp"] = iso_ms(source.now)
+    lines.append(orjson.dumps(info))
     return ChildBody(lines, None, blockers, notes, len(kept))
 
 
