@@ -118,6 +118,14 @@ def _runner(node: object, action: str):
     return run
 
 
+_MOVEMENT = ("scroll_", "page_", "cursor_", "move(", "page(", "jump(", "first_row", "last_row")
+
+
+def _is_movement(action: str) -> bool:
+    """Cursor and scroll keys: in the footer and help, but noise in the command palette."""
+    return action.startswith(_MOVEMENT) or action in ("select_cursor", "scroll_home")
+
+
 def context_actions(screen: Screen) -> list[tuple[str, str, object, str]]:
     """(title, help, node, action) for every described binding from the focused widget up.
 
@@ -139,7 +147,7 @@ def context_actions(screen: Screen) -> list[tuple[str, str, object, str]]:
         for binding in getattr(node, "BINDINGS", ()):
             if not isinstance(binding, Binding) or not binding.description:
                 continue
-            if binding.action in ("app.help", "app.quit"):
+            if binding.action in ("app.help", "app.quit") or _is_movement(binding.action):
                 continue
             keys = binding.key_display or binding.key.split(",")[0]
             out.append((f"{group}: {binding.description}", f"key: {keys}", node, binding.action))

@@ -86,7 +86,7 @@ def test_block_kinds_for_a_turn() -> None:
     ]
     thinking = blocks[1]
     assert thinking.collapsed and "12 chars" in thinking.header.plain
-    assert "image/png" in blocks[5].header.plain and "2.0 KB" in blocks[5].header.plain
+    assert "image/png" in blocks[5].header.plain and "2.0 kB" in blocks[5].header.plain
     assert blocks[4].payload["error"] and "1 line" in blocks[4].header.plain
     shown_all = build_blocks(_session(events), 0, len(events), CONSOLE, STYLES, show_all=True)
     assert shown_all[-1].kind == "meta" and "dsh/whatever" in shown_all[-1].header.plain

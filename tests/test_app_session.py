@@ -193,12 +193,14 @@ async def test_help_is_per_context_and_palette_lists_every_action() -> None:
         titles = {title for title, *_ in context_actions(screen)}
         for group, widget in (("Turns", TurnList), ("Session screen", SessionScreen)):
             for binding in widget.BINDINGS:
-                assert f"{group}: {binding.description}" in titles
+                movement = binding.action.startswith(("move(", "page(", "jump("))
+                assert (f"{group}: {binding.description}" in titles) != movement
         commands = [c.title for c in app.get_system_commands(screen)]
         assert "Session screen: Clip" in commands and "Turns: Invert" in commands
         await pilot.press("tab")  # the event view's actions join the palette when it has focus
         commands = [c.title for c in app.get_system_commands(screen)]
         assert "Events: Fold/unfold" in commands
+        assert not any("Scroll" in c or "Page" in c for c in commands)  # movement stays out
 
 
 async def test_sub_agent_files_open_from_the_session(tmp_path: Path) -> None:

@@ -22,6 +22,25 @@ if TYPE_CHECKING:
     from klipui.klip.child import ChildPlan
 
 
+def written_title(plan: ChildPlan) -> str | None:
+    """The title line the child will carry, read from its own lines (what is written)."""
+    import orjson
+
+    for line in plan.lines[:200]:
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(value, dict):
+            continue
+        if value.get("type") == "summary" and isinstance(value.get("summary"), str):
+            return str(value["summary"])
+        data = value.get("data")
+        if value.get("type") == "session/title" and isinstance(data, dict):
+            return str(data.get("title"))
+    return f"KLIP {plan.title}" if plan.title else None
+
+
 def is_demo(path: Path) -> bool:
     """True for a bundled demo session (package data, not the user's file)."""
     from klipui.demo import SESSIONS
@@ -154,7 +173,7 @@ class ClipScreen(Screen[None]):
         plan = self.plan
         if plan is None:
             return
-        title = f"KLIP {plan.title}" if plan.title else "KLIP (untitled)"
+        title = written_title(plan) or "(the child carries no title line)"
         if plan.ok:
             verdict = Text("✓ valid", style="bold green")
         else:
@@ -212,7 +231,7 @@ class ClipScreen(Screen[None]):
         for screen in self.app.screen_stack:
             if isinstance(screen, SessionsScreen):
                 screen.add_session(info)
-        self.notify(f"Wrote {path.name}", title="klipui")
+        self.notify(f"Wrote {path}", title="klipui")
         self.app.pop_screen()
         self.klipui.open_session(path)
 

@@ -18,7 +18,7 @@ from textual.widgets import Footer, LoadingIndicator, Static
 from klipui.session.model import Session
 from klipui.widgets.clean import clean_line
 from klipui.widgets.event_view import EventView
-from klipui.widgets.format import human_count, human_size
+from klipui.widgets.format import human_count, human_size, plural
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
 
@@ -33,6 +33,16 @@ def _open(path: Path) -> Session:
     from klipui.session import open_session
 
     return open_session(path)
+
+
+def agent_name(format_name: str) -> str:
+    """The agent's human name for a format ("Claude Code" for "claude")."""
+    from klipui.session.formats import adapter
+
+    try:
+        return str(getattr(adapter(format_name), "agent", format_name))
+    except (KeyError, ImportError, ValueError):
+        return format_name
 
 
 def turn_marks(session: Session) -> dict[int, str]:
@@ -160,8 +170,8 @@ class SessionScreen(Screen[None]):
         tokens = sum(t.tokens for t in session.turns)
         parts = [
             clean_line(session.title or self.path.name),
-            session.format,
-            f"{len(session.turns)} turns",
+            agent_name(session.format),
+            plural(len(session.turns), "turn"),
             f"{human_count(tokens)} tokens",
             human_size(self.path.stat().st_size) if self.path.exists() else "",
         ]
@@ -245,7 +255,20 @@ class SessionScreen(Screen[None]):
         self._jump_to_turn_with("⑂")
 
     def action_next_error(self) -> None:
+        turns = self.query_one(TurnList)
+        if not any(t.errors for t in turns.turns):
+            self.notify("No failed tool call in this session.")
+            return
+        current = turns.current
+        view = self.query_one(EventView)
+        if current is not None and current.errors and view.next_error_block():
+            return  # the next failed result in this turn
         self._jump_to_turn_with("error")
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._show_pending()
+        view.next_error_block(from_start=True)
 
     def action_toggle_all_events(self) -> None:
         self.show_all = not self.show_all

@@ -207,8 +207,7 @@ class SessionsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(SessionTable)
-        for column in COLUMNS:
-            table.add_column(column.label, key=column.key)
+        self.refresh_table()
         self.query_one("#session-filter", Input).display = False
         table.focus()
         if not getattr(self.app, "discovery_deferred", False):
@@ -254,7 +253,8 @@ class SessionsScreen(Screen[None]):
                 timeout=8,
             )
             batch = list(discover(list(demo_paths())))
-        self.app.call_from_thread(self._add_infos, batch, tuple(progress), True)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._add_infos, batch, tuple(progress), True)
 
     # --- table -------------------------------------------------------------------------------
 

@@ -128,8 +128,8 @@ class ShrinkScreen(Screen[None]):
     ShrinkScreen > .shrink--mark-dropped { color: $text-disabled; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("plus,equals_sign", "budget(1)", "Budget +", key_display="+"),
-        Binding("minus", "budget(-1)", "Budget -", key_display="-"),
+        Binding("plus,equals_sign", "budget(1)", "Budget up", key_display="+"),
+        Binding("minus", "budget(-1)", "Budget down", key_display="-"),
         Binding("r", "next_reducer", "Reducer"),
         Binding("R", "pick_reducer", "Pick reducer", show=False),
         Binding("l", "line_cap", "Line cap"),
@@ -147,6 +147,7 @@ class ShrinkScreen(Screen[None]):
         self.state = ShrinkState(preview, preview, "", _initial_budget(len(preview)))
         self._syncing = False
         self.original_missing = False
+        self.generation = 0
         self.line_map: LineMap | None = None
 
     def on_screen_resume(self) -> None:
@@ -198,11 +199,11 @@ class ShrinkScreen(Screen[None]):
         self.state.origin_note = note
         self.original_missing = missing
         self.state.budget_index = _initial_budget(len(text))
-        self.run_shrink()
+        self.reshrink()
 
     @work(thread=True, exclusive=True, group="shrink-run", exit_on_error=False)
-    def run_shrink(self) -> None:
-        """Shrink the original with the current settings."""
+    def run_shrink(self, generation: int) -> None:
+        """Shrink the original with the current settings (a newer run supersedes this one)."""
         state = self.state
         only = [state.reducer] if state.reducer else None
         try:
@@ -210,13 +211,20 @@ class ShrinkScreen(Screen[None]):
         except Exception as error:  # a reducer bug is shown, never a crash of the app
             self.app.call_from_thread(self._shrink_failed, f"{type(error).__name__}: {error}")
             return
-        self.app.call_from_thread(self._shown, result)
+        self.app.call_from_thread(self._shown, result, generation)
+
+    def reshrink(self) -> None:
+        """Shrink again with the current settings; results of older runs are ignored."""
+        self.generation += 1
+        self.run_shrink(self.generation)
 
     def _shrink_failed(self, message: str) -> None:
         self.state.error = message
         self._render_head()
 
-    def _shown(self, result: Shrunk) -> None:
+    def _shown(self, result: Shrunk, generation: int) -> None:
+        if generation != self.generation:
+            return  # the settings changed while this run was working
         state = self.state
         state.shrunk = result
         state.error = None
@@ -254,6 +262,11 @@ class ShrinkScreen(Screen[None]):
                 f"strategy [b]{result.strategy}[/b] · {stats.input_chars:,} chars / "
                 f"{stats.input_lines:,} lines → {stats.output_chars:,} / {stats.output_lines:,}"
                 f" · locator {result.locator or '—'}"
+                + (
+                    " (what the hook would save; this preview saves nothing)"
+                    if result.locator
+                    else ""
+                )
             )
             if result.note:
                 lines.append(f"note: {result.note}")
@@ -305,14 +318,14 @@ class ShrinkScreen(Screen[None]):
             return
         self.state.budget_index = index
         self._render_head("shrinking…")
-        self.run_shrink()
+        self.reshrink()
 
     def action_next_reducer(self) -> None:
         names = [None, *BUILTIN_ORDER]
         current = names.index(self.state.reducer) if self.state.reducer in names else 0
         self.state.reducer = names[(current + 1) % len(names)]
         self._render_head("shrinking…")
-        self.run_shrink()
+        self.reshrink()
 
     def action_pick_reducer(self) -> None:
         from klipui.screens.pick import PickScreen
@@ -326,14 +339,14 @@ class ShrinkScreen(Screen[None]):
                 return
             self.state.reducer = None if name == "auto" else name
             self._render_head("shrinking…")
-            self.run_shrink()
+            self.reshrink()
 
         self.app.push_screen(PickScreen("Reducer", options, current), chosen)
 
     def action_line_cap(self) -> None:
         self.state.line_cap = not self.state.line_cap
         self._render_head("shrinking…")
-        self.run_shrink()
+        self.reshrink()
 
     def action_arithmetic(self) -> None:
         box = self.query_one("#shrink-arithmetic")

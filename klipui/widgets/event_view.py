@@ -141,6 +141,18 @@ class EventView(LineView):
                 return
             index += delta
 
+    def next_error_block(self, from_start: bool = False) -> bool:
+        """Move the block cursor to the next failed tool result; False when there is none."""
+        doc = self.document
+        if doc is None:
+            return False
+        start = 0 if from_start else doc.current + 1
+        for index in range(start, len(doc.blocks)):
+            if doc.blocks[index].kind == "error":
+                self._move_to(index)
+                return True
+        return False
+
     def first_result(self) -> Block | None:
         """The current block when it is a tool result, else the first result of the turn."""
         doc = self.document

@@ -6,15 +6,20 @@ import time
 
 
 def human_size(size: int | None) -> str:
-    """`532 B`, `12.3 KB`, `4.0 MB` (1024-based)."""
+    """`532 B`, `12.3 kB`, `4.0 MB`: decimal units, as the command line prints them."""
     if size is None:
         return "?"
     value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
+    for unit in ("B", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
             return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
+        value /= 1000
     return f"{value:.1f} GB"
+
+
+def plural(count: int, word: str) -> str:
+    """`1 turn`, `2 turns`, `1,024 lines`."""
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def human_count(count: int | None, exact: bool = True) -> str:

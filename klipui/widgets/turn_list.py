@@ -19,6 +19,9 @@ from klipui.session.model import Turn
 from klipui.widgets.clean import clean_line
 from klipui.widgets.format import human_count
 
+MARK_CELLS = 3
+"""Cells for the marks column (✗ failed tool, ◆ compaction, ⑂ sidechain, … unfinished)."""
+
 
 class TurnList(ScrollView, can_focus=True):
     """Turns of a session; space, shift+arrows, `a`, `i` and Escape edit the selection."""
@@ -54,8 +57,8 @@ class TurnList(ScrollView, can_focus=True):
         Binding("end", "jump(-1)", "Last turn", show=False),
         Binding("space", "toggle", "Select"),
         Binding("shift+up", "extend(-1)", "Extend up", show=False),
-        Binding("shift+down", "extend(1)", "Extend", key_display="⇧↓"),
-        Binding("a", "select_all", "All"),
+        Binding("shift+down", "extend(1)", "Extend down", show=False),
+        Binding("a", "select_all", "All", show=False),
         Binding("i", "invert", "Invert", show=False),
         Binding("escape", "clear", "Clear selection", show=False),
     ]
@@ -121,6 +124,7 @@ class TurnList(ScrollView, can_focus=True):
         return self._row(self.turns[index], index == self.cursor, width)
 
     def _row(self, turn: Turn, is_cursor: bool, width: int) -> Strip:
+        """`●  12 prompt…   ⚙3  1.2k ✗◆`: fixed columns right of a prompt that takes the rest."""
         style = self.base_style
         if is_cursor:
             style += self.get_component_rich_style("turn-list--cursor")
@@ -128,16 +132,15 @@ class TurnList(ScrollView, can_focus=True):
         sel_style = self.get_component_rich_style("turn-list--selected")
         dim = self.get_component_rich_style("turn-list--dim")
         digits = len(str(len(self.turns)))
-        marks = self.marks.get(turn.number, "")
-        if turn.errors:
-            marks = "✗" + marks
+        marks = ("✗" if turn.errors else "") + self.marks.get(turn.number, "")
         if not turn.completed:
             marks += "…"
+        calls = f"⚙{turn.tool_calls}" if turn.tool_calls else ""
         tail = Text.assemble(
-            (f" ⚙{turn.tool_calls}" if turn.tool_calls else "", dim),
+            (f" {calls:>4}", dim),
             (f" {human_count(turn.tokens):>5}", dim),
             (
-                f" {marks}" if marks else "",
+                f" {marks[:MARK_CELLS]:<{MARK_CELLS}}",
                 self.get_component_rich_style(
                     "turn-list--error" if turn.errors else "turn-list--mark"
                 ),
@@ -148,9 +151,9 @@ class TurnList(ScrollView, can_focus=True):
             (f"{turn.number:>{digits}} ", sel_style if selected else dim),
         )
         room = max(1, width - head.cell_len - tail.cell_len)
-        prompt = clean_line(turn.prompt) or "(no prompt)"
-        prompt = prompt if len(prompt) <= room else prompt[: max(0, room - 1)] + "…"
-        line = Text.assemble(head, (prompt.ljust(room), sel_style if selected else ""), tail)
+        prompt = Text(clean_line(turn.prompt) or "(no prompt)", sel_style if selected else "")
+        prompt.truncate(room, overflow="ellipsis", pad=True)
+        line = Text.assemble(head, prompt, tail)
         line.truncate(width)
         segments = list(line.render(self.app.console))
         strip = Strip(Segment.apply_style(segments, style), None)
