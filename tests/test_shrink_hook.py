@@ -181,3 +181,40 @@ def test_hook_command_is_a_json_lines_filter(
     assert json.loads(second) == {"llm_content": "small", "tool": "bash", "truncated": False}
     assert json.loads(third)["llm_content"] == PYTEST
     assert fourth == "not json"
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        ("[shrink]\nmax_chars = 10\n", r"\.klipui\.toml: max_chars = 10: .*at least 80"),
+        ("[shrink]\nmax_lines = -3\n", r"\.klipui\.toml: max_lines must be"),
+    ],
+)
+def test_out_of_range_config_names_the_file_and_key(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    content: str,
+    where: str,
+) -> None:
+    import re
+
+    (tmp_path / ".klipui.toml").write_text(content)
+    with pytest.raises(ConfigError, match=where):
+        load_config(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"llm_content": "x"}\n')))
+    assert main(["hook"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(where, err) and "--max-chars" not in err
+
+
+def test_out_of_range_flag_names_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"llm_content": "x"}\n')))
+    assert main(["hook", "--max-chars", "10"]) == 2
+    assert "--max-chars must be 0 (no limit) or at least 80" in capsys.readouterr().err
+    assert main(["hook", "--max-lines", "-1"]) == 2
+    assert "--max-lines" in capsys.readouterr().err

@@ -127,6 +127,18 @@ def test_line_cap_only() -> None:
 def test_single_huge_line_without_cap_is_only_a_marker() -> None:
     out = shrink("z" * 10_000, Hint(), Budget(max_chars=500))
     assert out.content == "... 10,000 characters, 1 line omitted ..."
+    assert "line 1 (10,000 characters) is longer than the whole budget" in out.note
+    assert "max_line_chars" in out.note
+
+
+def test_lines_too_long_for_the_budget_are_named_in_the_note() -> None:
+    text = "short\n" + "y" * 3_000 + "\nmid\n" + "z" * 9_000 + "\nend\n"
+    out = shrink(text, Hint(tool="bash"), Budget(max_chars=400))
+    assert "2 omitted lines are each longer than the whole budget" in out.note
+    assert "line 4, has 9,000 characters" in out.note
+    capped = shrink(text, Hint(tool="bash"), Budget(max_chars=400, max_line_chars=50))
+    assert "longer than the whole budget" not in capped.note
+    assert "longer than the whole budget" not in shrink(NUMBERED, Hint(), Budget(400)).note
 
 
 def test_only_empty_means_size_and_disable_skips() -> None:

@@ -40,8 +40,18 @@ def run(args: argparse.Namespace) -> int:
         on_tool_result,
         result_from_record,
     )
+    from klipui.shrink.pipeline import MIN_CHARS
 
     logging.basicConfig(level=logging.WARNING, format="klipui hook: %(message)s", stream=sys.stderr)
+    for flag, value in (
+        ("--max-chars", args.max_chars),
+        ("--max-lines", args.max_lines),
+        ("--max-line-chars", args.max_line_chars),
+    ):
+        if value is not None and value < 0:
+            raise UsageError(f"{flag} must be 0 (no limit) or positive")
+    if args.max_chars is not None and 0 < args.max_chars < MIN_CHARS:
+        raise UsageError(f"--max-chars must be 0 (no limit) or at least {MIN_CHARS}")
     overrides = {
         "max_chars": args.max_chars,
         "max_lines": args.max_lines,
@@ -55,8 +65,6 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.project, overrides)
     except ConfigError as error:
         raise UsageError(str(error)) from error
-    if 0 < config.max_chars < 80:
-        raise UsageError("--max-chars must be 0 (no limit) or at least 80")
     stdin = sys.stdin.buffer
     stdout = sys.stdout
     for number, raw in enumerate(stdin, 1):

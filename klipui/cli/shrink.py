@@ -15,6 +15,10 @@ from klipui.cli import UsageError
 DEFAULT_CHARS = 50_000
 DEFAULT_LINES = 2_000
 BINARY_PROBE = 8192
+"""Bytes looked at in each of three places (start, middle, end) to tell binary from text."""
+BINARY_SHARE = 0.05
+"""Input is binary when more than this share of the probed bytes are NULs or control bytes."""
+_CONTROL = bytes(c for c in range(32) if chr(c) not in "\t\n\r\f\v\b\x1b") + b"\x7f"
 PROGRESS_AFTER = 0.5
 """Seconds before a slow shrink says so on stderr."""
 
@@ -26,13 +30,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Shrink a big tool output to a budget: recognise its shape (tests, diff, build, json,"
             " ...), keep the lines that matter, count every omission, save the original."
-            " Without --max-chars the budget is 50,000 characters and 2,000 lines."
+            " The budget is 50,000 characters and 2,000 lines unless --max-chars or --max-lines"
+            " say otherwise (each on its own; 0 means no limit). Lines are kept whole unless"
+            " --max-line-chars caps them."
         ),
     )
     parser.add_argument("file", nargs="?", default="-", metavar="FILE", help="input (- = stdin)")
-    parser.add_argument("--max-chars", type=int, metavar="N", help="budget in characters")
-    parser.add_argument("--max-lines", type=int, metavar="N", help="budget in lines (0: none)")
-    parser.add_argument("--max-line-chars", type=int, default=0, metavar="N", help="cap long lines")
+    parser.add_argument(
+        "--max-chars",
+        type=int,
+        default=DEFAULT_CHARS,
+        metavar="N",
+        help=f"budget in characters, footer included (default {DEFAULT_CHARS:,}; 0: none)",
+    )
+    parser.add_argument(
+        "--max-lines",
+        type=int,
+        default=DEFAULT_LINES,
+        metavar="N",
+        help=f"budget in lines, footer included (default {DEFAULT_LINES:,}; 0: none)",
+    )
+    parser.add_argument(
+        "--max-line-chars",
+        type=int,
+        default=0,
+        metavar="N",
+        help="cut lines longer than N characters (default 0: lines are never cut)",
+    )
     parser.add_argument("--tool", metavar="T", help="the tool that produced it (bash, grep, read)")
     parser.add_argument("--command", metavar="C", help="the command that produced it")
     parser.add_argument("--path", metavar="P", help="the file it was read from")
@@ -68,6 +92,25 @@ def _read(source: str) -> tuple[bytes, str]:
         raise UsageError(f"{path}: {error.strerror or error}") from None
 
 
+def binary_share(data: bytes) -> float:
+    """Share of NUL and control bytes (not tab, newlines, form feed, backspace or escape) in the
+    start, middle and end of `data`: a stray NUL in a log is text, a high share is binary."""
+    if len(data) <= 3 * BINARY_PROBE:
+        probe = data
+    else:
+        middle = len(data) // 2
+        probe = b"".join(
+            (
+                data[:BINARY_PROBE],
+                data[middle : middle + BINARY_PROBE],
+                data[-BINARY_PROBE:],
+            )
+        )
+    if not probe:
+        return 0.0
+    return (len(probe) - len(probe.translate(None, _CONTROL))) / len(probe)
+
+
 def _check_names(names: list[str] | None, known: set[str], option: str) -> None:
     unknown = sorted(set(names or ()) - known)
     if unknown:
@@ -95,11 +138,7 @@ def run(args: argparse.Namespace) -> int:
     from klipui.shrink import Budget, FileSpillStore, Hint, builtin_reducers, load_reducers, shrink
     from klipui.shrink.pipeline import MIN_CHARS
 
-    max_chars = DEFAULT_CHARS if args.max_chars is None else args.max_chars
-    if args.max_lines is not None:
-        max_lines = args.max_lines
-    else:
-        max_lines = DEFAULT_LINES if args.max_chars is None else 0
+    max_chars, max_lines = args.max_chars, args.max_lines
     if max_chars < 0 or max_lines < 0 or args.max_line_chars < 0:
         raise UsageError("budgets must be 0 (no limit) or positive")
     if 0 < max_chars < MIN_CHARS:
@@ -116,9 +155,21 @@ def run(args: argparse.Namespace) -> int:
     _check_names(disable, known, "--disable")
 
     data, origin = _read(args.file)
-    if b"\0" in data[:BINARY_PROBE]:
-        print(f"klipui: {origin}: looks like binary data (NUL bytes); not shrunk", file=sys.stderr)
+    share = binary_share(data)
+    if share > BINARY_SHARE:
+        print(
+            f"klipui: {origin}: looks like binary data ({share:.0%} of the bytes probed are"
+            " NULs or control bytes); not shrunk",
+            file=sys.stderr,
+        )
         return 1
+    nuls = data.count(b"\0")
+    if nuls:
+        print(
+            f"klipui: warning: {origin}: {nuls:,} NUL byte{'s' if nuls != 1 else ''},"
+            " treated as characters",
+            file=sys.stderr,
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -140,6 +191,15 @@ def run(args: argparse.Namespace) -> int:
             disable=disable,
             extra=extra,
         )
+    if result.spill_error:
+        where = store.dir if store is not None else "the spill folder"
+        print(
+            f"klipui: warning: the original could not be saved in {where}"
+            f" ({result.spill_error}); the output is shrunk and nothing else holds the rest",
+            file=sys.stderr,
+        )
+    if result.reduced and not result.stats.kept_lines and not args.json:
+        print(f"klipui: note: {result.note}", file=sys.stderr)
     out = sys.stdout.buffer
     if args.json:
         import json
@@ -150,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
             "strategy": result.strategy,
             "note": result.note,
             "locator": result.locator,
+            "spill_error": result.spill_error or None,
             "stats": {
                 "input_chars": result.stats.input_chars,
                 "input_lines": result.stats.input_lines,

@@ -34,12 +34,15 @@ def _age(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from klipui.shrink.spill import FileSpillStore, SpillError
+    from klipui.shrink.spill import FileSpillStore, SpillError, SpillMissing
 
     if args.action == "show":
         store = FileSpillStore(args.spill_dir)
         try:
             data = store.load_bytes(args.locator)
+        except SpillMissing as error:
+            print(f"klipui: {error} (in {store.dir})", file=sys.stderr)
+            return 1
         except SpillError as error:
             raise UsageError(str(error)) from None
         except OSError as error:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from klipui.shrink.pipeline import load_reducers, shrink
+from klipui.shrink.pipeline import MIN_CHARS, load_reducers, shrink
 from klipui.shrink.plan import Budget, Hint
 from klipui.shrink.spill import FileSpillStore
 
@@ -117,6 +117,10 @@ def _apply(config: HookConfig, values: Mapping[str, Any], origin: str) -> HookCo
         elif isinstance(default, int) and not isinstance(default, bool):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{origin}: {key} must be a whole number >= 0")
+            if name == "max_chars" and 0 < value < MIN_CHARS:
+                raise ConfigError(
+                    f"{origin}: {key} = {value}: must be 0 (no limit) or at least {MIN_CHARS}"
+                )
         elif isinstance(default, float):
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise ConfigError(f"{origin}: {key} must be a positive number")

@@ -114,6 +114,8 @@ class Shrunk:
     locator: str | None
     kept: tuple[Span, ...]
     """One entry per output line (`split_lines(content)`)."""
+    spill_error: str = ""
+    """Why the original could not be saved (empty when it was, or when no store was given)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -724,7 +726,7 @@ def _shrink(
         try:
             locator = spill.save(text, hint.tool)
         except (OSError, ValueError) as error:
-            spill_problem = f"the original could not be saved ({error})"
+            spill_problem = str(error) or type(error).__name__
 
     max_chars, max_rows = budget.max_chars, budget.max_lines
     footer_min = f"[full output saved as {locator}]" if locator else ""
@@ -790,8 +792,41 @@ def _shrink(
     if locator:
         parts.append(f"full original at {locator}")
     if spill_problem:
-        parts.append(spill_problem)
+        parts.append(f"the original could not be saved ({spill_problem})")
+    if not budget.max_line_chars and body_chars:
+        parts.extend(_uncut_lines_note(lines, spans, body_chars))
     parts.extend(problems)
     content = "\n".join(rows) + ("\n" if rows and rows[-1] == "" else "")
     stats = Stats(len(text), n, len(content), count_lines(content), kept_lines, n - kept_lines)
-    return Shrunk(content, True, strategy, "; ".join(parts), stats, locator, tuple(spans))
+    return Shrunk(
+        content, True, strategy, "; ".join(parts), stats, locator, tuple(spans), spill_problem
+    )
+
+
+def _uncut_lines_note(lines: Lines, spans: Sequence[Span], room: int) -> list[str]:
+    """A note for omitted lines each longer than the whole budget: rule 2 keeps lines whole, so
+    without a line cap they can only ever be a marker; say so and how to see part of them."""
+    too_long = 0
+    longest, where = 0, 0
+    for span in spans:
+        if span.kind != "omitted" or max(map(len, lines.lines[span.start : span.end])) <= room:
+            continue
+        for i in range(span.start, span.end):
+            length = len(lines.lines[i])
+            if length > room:
+                too_long += 1
+                if length > longest:
+                    longest, where = length, i
+    if not too_long:
+        return []
+    if too_long == 1:
+        what = f"line {where + 1:,} ({longest:,} characters) is longer than the whole budget"
+    else:
+        what = (
+            f"{too_long:,} omitted lines are each longer than the whole budget (the longest,"
+            f" line {where + 1:,}, has {longest:,} characters)"
+        )
+    return [
+        f"{what}; lines are kept whole unless a line cap is set: set max_line_chars"
+        " (--max-line-chars) to see the start of long lines"
+    ]

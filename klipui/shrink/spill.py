@@ -26,6 +26,10 @@ class SpillError(Exception):
     """A locator that is malformed or names nothing stored."""
 
 
+class SpillMissing(SpillError):
+    """A well-formed locator that names nothing stored (pruned, or saved elsewhere)."""
+
+
 class SpillStore(Protocol):
     """Where originals go: `save` returns a locator that `load` turns back into the text."""
 
@@ -113,7 +117,7 @@ class FileSpillStore:
         try:
             return path.read_bytes()
         except FileNotFoundError:
-            raise SpillError(f"no spill stored for: {locator}") from None
+            raise SpillMissing(f"no spill stored for: {locator}") from None
 
     def load(self, locator: str) -> str:
         """The original text, exactly as saved."""
