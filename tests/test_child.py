@@ -400,7 +400,7 @@ def test_selections_that_keep_nothing_or_cannot_be_read(tmp_path: Path):
     with pytest.raises(KIntervalError):
         plan_child(parent, "1..x")
     usage = copy_of(SAMPLES / "claude-code" / "ccusage_usage_alpha.jsonl", tmp_path)
-    with pytest.raises(ClipError, match="no completed turn"):
+    with pytest.raises(ClipError, match="no turn to clip"):
         plan_child(usage, "..")
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "ccusage_usage_alpha.jsonl",
@@ -595,3 +595,60 @@ def test_output_into_a_folder_uses_the_childs_own_name(exists: bool, tmp_path: P
     plan = plan_child(store, "1", out=f"{out}/")
     assert plan.path == out / plan.child_id / "session.jsonl"
     assert plan_child(store, "1", out=str(out / "named.jsonl")).path == out / "named.jsonl"
+
+
+@pytest.mark.parametrize("sample", sample_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_klip_and_the_turn_list_agree_on_which_turns_completed(sample: Path):
+    """One definition: the turns klip calls completed are the turns `Turn.completed` marks;
+    every other kept turn is listed as unfinished with how it ended; only turns after the last
+    end are left out, and `include_unfinished` keeps them too."""
+    session = open_session(sample)
+    marked = {t.number for t in session.turns if t.completed}
+    try:
+        plan = plan_child(session, "..")
+    except ClipError:
+        assert marked == set()
+        assert not any(e.type == "turn/end" for e in session.events)
+        return
+    assert plan.completed == marked
+    assert set(plan.turns) - set(plan.unfinished) == marked
+    for turn, how in plan.unfinished.items():
+        assert not session.turns[turn - 1].completed and how != "completed"
+    assert set(plan.turns) | set(plan.left_open) == {t.number for t in session.turns}
+    assert all(t > max(plan.turns) for t in plan.left_open)
+    everything = plan_child(session, "..", include_unfinished=True)
+    assert set(everything.turns) == {t.number for t in session.turns}
+    assert {t: "open" for t in plan.left_open}.items() <= everything.unfinished.items()
+
+
+def test_a_session_whose_only_turn_never_ended_says_why_and_what_to_do(tmp_path: Path):
+    sample = (
+        SAMPLES / "codex" / "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
+    )
+    parent = copy_of(sample, tmp_path)
+    with pytest.raises(ClipError) as caught:
+        plan_child(parent, "..")
+    message = str(caught.value)
+    assert "its only turn never ended" in message and "task_complete" in message
+    assert "--include-unfinished" in message
+    plan = plan_child(parent, "..", include_unfinished=True)
+    assert plan.turns == {1: 1} and plan.unfinished == {1: "open"} and plan.ok
+    write_child(plan)
+    source, child = open_session(parent), open_session(plan.path)
+    assert [t.prompt for t in child.turns] == [t.prompt for t in source.turns]
+    assert [e.type for e in child.events] == [e.type for e in source.events]
+    assert not child.turns[0].completed
+
+
+def test_an_unfinished_last_turn_is_left_out_and_said_unless_included(tmp_path: Path):
+    parent = copy_of(SAMPLES / "claude-code" / "ccl_edge_cases.jsonl", tmp_path)
+    session = open_session(parent)
+    assert not session.turns[-1].completed
+    plan = plan_child(session, "..")
+    assert plan.left_open == [len(session.turns)] and len(plan.turns) == len(session.turns) - 1
+    assert plan.unfinished == {2: "interrupted", 3: "interrupted"}
+    assert parse_interval("-1").turns(plan.turn_count) == [len(session.turns) - 1]
+    whole = plan_child(session, "-1", include_unfinished=True)
+    assert whole.turns == {len(session.turns): 1}
+    write_child(whole)
+    assert [t.prompt for t in open_session(whole.path).turns] == [session.turns[-1].prompt]

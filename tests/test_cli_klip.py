@@ -28,7 +28,8 @@ def test_klip_prints_turns_kept_validation_and_the_path_written(tmp_path, capsys
     parent = copy_of(SAMPLES / "pi" / "pi_large-session_v1.jsonl", tmp_path)
     assert main(["klip", str(parent), "1..3, 7"]) == 0
     out = capsys.readouterr().out
-    assert "keeps 4 of 88 completed turns" in out
+    assert "keeps 4 of 88 turns" in out
+    assert "3 completed; 1 did not complete and are kept as they ended: 1 aborted" in out
     assert "turns kept (old → new): 1..3→1..3, 7→4" in out
     assert "validation: ok" in out
     written = [p for p in tmp_path.iterdir() if p != parent]
@@ -75,7 +76,7 @@ def test_output_path_and_refusal_to_overwrite(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     ("selection", "message"),
-    [("5", "keeps none of the 2 completed turns"), ("not 1", "keeps none")],
+    [("5", "keeps none of the 2 turns"), ("not 1", "keeps none")],
 )
 def test_a_selection_that_keeps_nothing_fails_in_one_line(tmp_path, capsys, selection, message):
     """One error line, after the selection's own warnings."""
@@ -101,7 +102,7 @@ def test_missing_or_unreadable_session_fails_in_one_line(tmp_path, capsys):
     assert len(err) == 1 and "nope.jsonl" in err[0]
     usage = copy_of(SAMPLES / "claude-code" / "ccusage_usage_alpha.jsonl", tmp_path)
     assert main(["klip", str(usage), ".."]) == 1
-    assert "no completed turn" in capsys.readouterr().err
+    assert "no turn to clip (the session holds no prompt)" in capsys.readouterr().err
 
 
 def test_a_refused_child_needs_force(tmp_path, capsys):

@@ -160,3 +160,23 @@ def test_compact_output_into_a_folder(tmp_path, capsys):
     (child,) = out.iterdir()
     assert child.name.endswith(".jsonl") and child.name != parent.name
     assert open_session(child).format == "pi"
+
+
+def test_compact_keeps_an_unfinished_last_turn(tmp_path):
+    """Compaction changes no turn: a rollout whose only turn never ended is compacted whole."""
+    sample = (
+        SAMPLES / "codex" / "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
+    )
+    parent = copy_of(sample, tmp_path)
+    store = FileSpillStore(tmp_path / "spill", max_age=float("inf"))
+    compacted = plan_compact(parent, max_chars=1000, spill=store)
+    assert compacted.plan.turns == {1: 1} and compacted.plan.unfinished == {1: "open"}
+    assert compacted.replaced
+    write_child(compacted.plan)
+    source, child = open_session(parent), open_session(compacted.plan.path)
+    assert [e.type for e in child.events] == [e.type for e in source.events]
+    assert len(results(child)) == len(results(source))
+    (tmp_path / "cc").mkdir()
+    partial = copy_of(SAMPLES / "claude-code" / "ccl_edge_cases.jsonl", tmp_path / "cc")
+    kept = plan_compact(partial, max_chars=100, spill=store).plan
+    assert set(kept.turns) == {t.number for t in open_session(partial).turns}

@@ -530,3 +530,42 @@ def test_odd_entries_never_break_lowering(
     never_there = {e.get("parentId") for e in entries} - {e.get("id") for e in entries}
     linked = ids | never_there | {None}
     assert all(line.get("parentId") in linked for line in lines[1:] if "parentId" in line)
+
+
+def pi_finished(session: Session, turn: Any) -> bool:
+    """Read from the native entries alone: the turn's last assistant message stopped normally
+    (no abort, error or length stop, no tool call of its own) and every tool call was answered."""
+    indexes = sorted(
+        {e.origin for e in session.events[turn.start : turn.end] if e.origin is not None}
+    )
+    messages = [session.records[i].value.get("message") or {} for i in indexes]
+    replies = [m for m in messages if m.get("role") == "assistant"]
+    if not replies:
+        return False
+    last = replies[-1]
+    calls = {
+        b.get("id")
+        for m in replies
+        for b in m.get("content") or []
+        if isinstance(b, dict) and b.get("type") == "toolCall"
+    }
+    answered = {m.get("toolCallId") for m in messages if m.get("role") == "toolResult"}
+    own_calls = any(
+        isinstance(b, dict) and b.get("type") == "toolCall" for b in last.get("content") or []
+    )
+    return (
+        last.get("stopReason") not in ("aborted", "error", "length", "toolUse")
+        and not own_calls
+        and calls <= answered
+    )
+
+
+@pytest.mark.parametrize("path", PI_SAMPLES, ids=lambda p: p.name)
+def test_a_turn_is_completed_exactly_when_pi_finished_it(path: Path) -> None:
+    """`Turn.completed` (what show, the turn list and klip call completed) matches pi's own
+    record: turns the user aborted (Esc), that failed, or that a new prompt cut off are not."""
+    session = load(path)
+    assert session.turns
+    for turn in session.turns:
+        assert turn.completed == pi_finished(session, turn), turn.number
+    assert any(t.completed for t in session.turns) and not all(t.completed for t in session.turns)

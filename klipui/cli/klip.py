@@ -5,6 +5,11 @@ each, the validation result, what the child writer repaired or adjusted, and the
 Exit 1 with a one-line reason when the session cannot be read, the selection is unreadable
 (with a caret under the column) or keeps no turn, or the child is invalid or refused by its
 agent and `--force` was not given.
+
+The selection picks among the turns that ended, whatever the reason; turns that did not complete
+(aborted, interrupted, error, max-tokens — what `show` and the turn list mark "not completed")
+are kept as they ended and listed. A last turn that never ended is left out unless
+`--include-unfinished`.
 """
 
 from __future__ import annotations
@@ -42,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force", action="store_true", help="write even an invalid or refused child"
     )
+    parser.add_argument(
+        "--include-unfinished",
+        action="store_true",
+        help="let the selection reach the last turn(s) that never ended (the child ends mid-turn, "
+        "as a crashed session does)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=run)
 
@@ -75,7 +86,13 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"invalid selection (column {error.column}): {error.message}\n{caret}")
     try:
         with progress(f"clipping {args.session}…"):
-            plan = plan_child(args.session, selection, rules=args.rules, out=args.output)
+            plan = plan_child(
+                args.session,
+                selection,
+                rules=args.rules,
+                out=args.output,
+                include_unfinished=args.include_unfinished,
+            )
     except (ClipError, RulesError) as error:
         for warning in getattr(error, "warnings", []):
             print(f"klipui: warning: {warning}", file=sys.stderr)
@@ -112,10 +129,26 @@ def print_report(plan: Any, dry_run: bool) -> None:
     kept = len(plan.turns)
     print(
         f"{plan.source} ({plan.format}): selection {plan.selection!r} keeps {kept} of "
-        f"{plan.turn_count} completed turns"
+        f"{plan.turn_count} turns"
     )
     for warning in plan.warnings:
         print(f"  warning: {warning}")
+    done = kept - len(plan.unfinished)
+    if plan.unfinished:
+        listed = ", ".join(f"{t} {how}" for t, how in list(plan.unfinished.items())[:SHOWN])
+        more = f", … {len(plan.unfinished) - SHOWN} more" if len(plan.unfinished) > SHOWN else ""
+        print(
+            f"  {done} completed; {len(plan.unfinished)} did not complete and are kept as they "
+            f"ended: {listed}{more}"
+        )
+    else:
+        print("  all of them completed")
+    if plan.left_open:
+        turns = ", ".join(str(t) for t in plan.left_open)
+        print(
+            f"  left out: turn {turns} never ended (still running, or stopped mid-turn); "
+            "--include-unfinished keeps it"
+        )
     print("turns kept (old → new): " + turn_runs(plan.turns))
     if plan.dropped:
         print(f"dropped by the rules ({len(plan.dropped)}):")

@@ -56,9 +56,19 @@ class ChildPlan:
     selection: str
     """The selection in canonical form."""
     turn_count: int
-    """Completed turns in the parent."""
+    """Turns of the parent the selection could pick: those that ended (any reason), and with
+    `include_unfinished` the ones after the last end too."""
     turns: dict[int, int]
     """Old turn number → new turn number."""
+    completed: set[int]
+    """The parent's turns that completed (their `turn/end` says "completed"): the same turns
+    `Turn.completed` marks."""
+    unfinished: dict[int, str]
+    """Kept turns that did not complete → how they ended ("aborted", "interrupted", "error",
+    "max-tokens", …, or "open": never ended). They are kept as they are."""
+    left_open: list[int]
+    """Turns after the parent's last ended turn, never ended, so not selectable (unless
+    `include_unfinished`)."""
     dropped: list[Drop]
     """Events of selected turns removed by a rule (skips and the reference cascade)."""
     violations: list[Violation]
@@ -109,6 +119,9 @@ class ChildPlan:
             "selection": self.selection,
             "turn_count": self.turn_count,
             "turns": [{"old": old, "new": new} for old, new in self.turns.items()],
+            "completed": sorted(self.completed),
+            "unfinished": [{"turn": t, "ended": how} for t, how in self.unfinished.items()],
+            "left_open": self.left_open,
             "dropped": [
                 {"seq": d.seq, "type": d.type, "turn": d.turn, "reason": d.reason, "rule": d.rule}
                 for d in self.dropped
@@ -172,11 +185,15 @@ def plan_child(
     out: Path | str | None = None,
     now: datetime | None = None,
     edit: SeedEdit | None = None,
+    include_unfinished: bool = False,
 ) -> ChildPlan:
     """Make the child of `source` holding the turns of `selection`, without writing it.
 
+    The selection picks among the turns that ended (whatever the reason: a turn the user
+    aborted is kept as it is); the turns after the last end never ended and are selectable only
+    with `include_unfinished` (the child then ends mid-turn, as a crashed session does).
     Raises `KIntervalError` for unreadable selection text and `ClipError` when the session has no
-    completed turn, the selection keeps none, or the format has no child writer.
+    turn to pick, the selection keeps none, or the format has no child writer.
     """
     session = load_session(source)
     interval = parse_interval(selection) if isinstance(selection, str) else selection
@@ -186,12 +203,12 @@ def plan_child(
         raise ClipError(f"{session.path}: no child writer for format {session.format}") from None
     table = resolve_rules(session, rules)
     dicts = [event.to_dict() for event in session.events]
-    report = reindex_report(dicts, interval, table)
+    report = reindex_report(dicts, interval, table, include_open=include_unfinished)
     if report.turn_count <= 0:
-        raise ClipError(f"{session.path}: no completed turn to clip")
+        raise ClipError(_nothing_ended(session))
     if not report.turns:
         raise ClipError(
-            f"selection {str(interval)!r} keeps none of the {report.turn_count} completed turns",
+            f"selection {str(interval)!r} keeps none of the {report.turn_count} turns",
             interval.warnings(report.turn_count),
         )
     by_seq = {event.seq: event for event in session.events}
@@ -222,6 +239,13 @@ def plan_child(
         selection=str(interval),
         turn_count=report.turn_count,
         turns=dict(report.turns),
+        completed=report.completed,
+        unfinished={
+            turn: report.outcome(turn)
+            for turn in report.turns
+            if report.outcome(turn) != "completed"
+        },
+        left_open=[t.number for t in session.turns if t.number > report.turn_count],
         dropped=report.cascade,
         violations=violations,
         inherited=inherited,
@@ -234,6 +258,30 @@ def plan_child(
         kept_events=len(seed),
         kept_records=body.records,
         mode=_permissions(session.path),
+    )
+
+
+END_MARKS = {
+    "codex": "Codex wrote no task_complete for it",
+    "dsh": "the log has no turn/end for it",
+    "claude": "no final assistant reply was recorded",
+    "pi": "no final assistant reply was recorded",
+    "messages": "no final assistant reply was recorded",
+}
+"""Why a format's turn counts as never ended."""
+
+
+def _nothing_ended(session: Session) -> str:
+    """The one-line reason a session without an ended turn cannot be clipped, and what to do."""
+    count = len(session.turns)
+    if count == 0:
+        return f"{session.path}: no turn to clip (the session holds no prompt)"
+    which = "its only turn" if count == 1 else f"none of its {count} turns"
+    verb = "never ended" if count == 1 else "ended"
+    why = END_MARKS.get(session.format, "it never ended")
+    return (
+        f"{session.path}: no completed turn to clip: {which} {verb} ({why}; still running, or "
+        "stopped mid-turn); --include-unfinished clips it as it is"
     )
 
 
@@ -339,9 +387,12 @@ def clip(
     out: Path | str | None = None,
     force: bool = False,
     dry_run: bool = False,
+    include_unfinished: bool = False,
 ) -> ChildPlan:
     """Make the child of `source` for `selection` and write it (unless `dry_run`)."""
-    plan = plan_child(source, selection, rules=rules, out=out)
+    plan = plan_child(
+        source, selection, rules=rules, out=out, include_unfinished=include_unfinished
+    )
     if not dry_run:
         write_child(plan, force=force)
     return plan

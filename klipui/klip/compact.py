@@ -1,7 +1,8 @@
 """Compact a session: a child holding every turn, with each tool result over a budget replaced
 by its shrunk text (which ends with a spill locator for the full original); nothing else changes.
 
-The child is made like any clip of `..` (`plan_child`), with an edit hook that shrinks the
+The child is made like a clip of `..` that keeps an unfinished last turn too (compaction changes
+no turn; `plan_child(..., include_unfinished=True)`), with an edit hook that shrinks the
 big results: in the seed for dsh, in the native records for the other formats (the result block
 of a Claude Code user line, a Codex `*_output` item, a pi `toolResult` or `bashExecution`
 message, a generic `tool` message or `tool_result` block). Token figures use the project's
@@ -107,7 +108,7 @@ def plan_compact(
     session = load_session(source)
     store = spill if spill is not None else FileSpillStore(max_age=float("inf"))
     state = _Compactor(session, max_chars, store)
-    plan = plan_child(session, "..", out=out, now=now, edit=state.edit)
+    plan = plan_child(session, "..", out=out, now=now, edit=state.edit, include_unfinished=True)
     before = session_tokens(session.events)
     saved = sum(state.tokens_saved)
     return CompactPlan(

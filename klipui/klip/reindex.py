@@ -78,7 +78,8 @@ class ReindexReport:
     events: list[dict[str, Any]]
     selection: KInterval
     turn_count: int
-    """Completed turns in the input (`data.turn` of the last `turn/end`)."""
+    """Turns the selection is resolved against: the closed turns (`data.turn` of the last
+    `turn/end`), and with `include_open` the turns started after it too."""
     intervals: list[tuple[int, int]]
     """The selection resolved against `turn_count`."""
     turns: dict[int, int]
@@ -86,6 +87,19 @@ class ReindexReport:
     seqs: dict[Any, int]
     """Old seq → new seq, for every kept event."""
     dropped: list[Drop] = field(default_factory=list)
+    closed: int = 0
+    """`data.turn` of the last `turn/end`: turns up to it are closed (they ended)."""
+    ends: dict[int, str] = field(default_factory=dict)
+    """Turn number → `reason.kind` of its `turn/end` ("completed", "aborted", …)."""
+
+    @property
+    def completed(self) -> set[int]:
+        """The turns that ended with reason "completed" (what `Turn.completed` says)."""
+        return {turn for turn, kind in self.ends.items() if kind == "completed"}
+
+    def outcome(self, turn: int) -> str:
+        """How a turn ended: its `turn/end` reason kind, or "open" when it has none."""
+        return self.ends.get(turn, "open")
 
     @property
     def cascade(self) -> list[Drop]:
@@ -97,22 +111,28 @@ def reindex(
     events: Iterable[Mapping[str, Any]],
     selection: KInterval | str,
     rules: RuleTable = DEFAULT_RULES,
+    *,
+    include_open: bool = False,
 ) -> list[dict[str, Any]]:
-    """The seed for a child session holding the selected completed turns of `events`.
+    """The seed for a child session holding the selected closed turns of `events`.
 
     `events` are dsh SessionEvent dicts in log order (packed chunk rows expanded) or objects with
     `to_dict()`; `selection` is a `KInterval` or its text (a `KIntervalError` when unreadable).
+    A closed turn is one up to the last `turn/end` (the reference's "completed turns", whatever
+    the end's reason); `include_open` makes the turns started after it selectable too.
     """
-    return _scan(events, selection, rules, None).events
+    return _scan(events, selection, rules, None, include_open).events
 
 
 def reindex_report(
     events: Iterable[Mapping[str, Any]],
     selection: KInterval | str,
     rules: RuleTable = DEFAULT_RULES,
+    *,
+    include_open: bool = False,
 ) -> ReindexReport:
     """Like `reindex`, with the turn and seq maps and every dropped event with its reason."""
-    return _scan(events, selection, rules, [])
+    return _scan(events, selection, rules, [], include_open)
 
 
 class _Plan:
@@ -270,9 +290,10 @@ def _short(values: list[Any]) -> str:
     return f"[{shown}{', …' if len(values) > 6 else ''}]"
 
 
-def _last_turn(events: list[Any]) -> int:
+def _last_turn(events: list[Any], kind: str = "turn/end") -> int:
+    """`data.turn` of the last event of type `kind` (0: none)."""
     for src in reversed(events):
-        if src["type"] == "turn/end":
+        if src["type"] == kind:
             data = src.get("data")
             turn = data.get("turn") if type(data) is dict else None
             return int(turn) if _is_number(turn) else 0
@@ -284,13 +305,14 @@ def _scan(
     selection: KInterval | str,
     table: RuleTable,
     drops: list[Drop] | None,
+    include_open: bool = False,
 ) -> ReindexReport:
     # The scan allocates one dict per kept event and no reference cycles: pausing the cyclic
     # collector keeps its full passes over a growing heap from making the cost superlinear.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _scan_log(events, selection, table, drops)
+        return _scan_log(events, selection, table, drops, include_open)
     finally:
         if enabled:
             gc.enable()
@@ -301,17 +323,22 @@ def _scan_log(
     selection: KInterval | str,
     table: RuleTable,
     drops: list[Drop] | None,
+    include_open: bool,
 ) -> ReindexReport:
     interval = parse_interval(selection) if isinstance(selection, str) else selection
     if type(events) is list and (not events or type(events[0]) is dict):
         log: list[Any] = events
     else:
         log = [e if type(e) is dict else _as_dict(e) for e in events]
-    turn_count = _last_turn(log)
+    closed = _last_turn(log)
+    turn_count = max(closed, _last_turn(log, "turn/start")) if include_open else closed
+    ends = _ends(log)
     if turn_count <= 0:
         if drops is not None:
             drops.extend(Drop(e.get("seq"), e.get("type", ""), 0, REASON_NO_TURNS) for e in log)
-        return ReindexReport([], interval, 0, [], {}, {}, drops if drops is not None else [])
+        return ReindexReport(
+            [], interval, 0, [], {}, {}, drops if drops is not None else [], closed, ends
+        )
     intervals = interval.resolve(turn_count)
     turn_map: dict[Any, int] = {}
     for start, end in intervals:
@@ -378,8 +405,31 @@ def _scan_log(
     if drops is not None:
         _name_skips(drops, table)
     return ReindexReport(
-        out, interval, turn_count, intervals, turn_map, seq_map, drops if drops is not None else []
+        out,
+        interval,
+        turn_count,
+        intervals,
+        turn_map,
+        seq_map,
+        drops if drops is not None else [],
+        closed,
+        ends,
     )
+
+
+def _ends(log: list[Any]) -> dict[int, str]:
+    """Turn number → reason kind of its `turn/end` (the last one, should a turn have two)."""
+    out: dict[int, str] = {}
+    for src in log:
+        if src["type"] != "turn/end":
+            continue
+        data = src.get("data")
+        if type(data) is not dict or not _is_number(data.get("turn")):
+            continue
+        reason = data.get("reason")
+        kind = reason.get("kind") if type(reason) is dict else None
+        out[int(data["turn"])] = kind if isinstance(kind, str) else "unknown"
+    return out
 
 
 def _unselected(src: Mapping[str, Any], etype: str, turn: Any, turn_count: int) -> Drop:
