@@ -29,7 +29,7 @@ def test_klip_prints_turns_kept_validation_and_the_path_written(tmp_path, capsys
     assert main(["klip", str(parent), "1..3, 7"]) == 0
     out = capsys.readouterr().out
     assert "keeps 4 of 88 turns" in out
-    assert "3 completed; 1 did not complete and are kept as they ended: 1 aborted" in out
+    assert "2 completed; 2 did not complete and are kept as they ended: 1 aborted, 7 aborted" in out
     assert "turns kept (old → new): 1..3→1..3, 7→4" in out
     assert "validation: ok" in out
     written = [p for p in tmp_path.iterdir() if p != parent]
