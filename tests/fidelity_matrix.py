@@ -111,6 +111,8 @@ class Case:
     """The parent's turns the selection keeps."""
     aliases: list[str] = field(default_factory=list)
     """Other labels whose selection keeps the same turns."""
+    unfinished: bool = False
+    """Clipped with `include_unfinished` (the last, never-ended turn selectable)."""
 
     @property
     def key(self) -> str:
@@ -181,7 +183,12 @@ def cases(agents: Iterable[str] | None = None) -> list[Case]:
             continue
         session = open_session(SAMPLES / row["sample"])
         n = _turn_count(session)
+        every = tuple(t.number for t in session.turns)
+        if every and n < len(every):
+            out.append(Case(row["sample"], agent, "all+unfinished", "..", every, unfinished=True))
         if n <= 0:
+            if every:
+                out.append(Case(row["sample"], agent, "compact", "", every))
             continue
         seen: dict[tuple[int, ...], Case] = {}
         for label, text in selections(session):
@@ -194,12 +201,12 @@ def cases(agents: Iterable[str] | None = None) -> list[Case]:
             case = Case(row["sample"], agent, label, text, turns)
             seen[turns] = case
             out.append(case)
-        out.append(Case(row["sample"], agent, "compact", "", tuple(range(1, n + 1))))
+        out.append(Case(row["sample"], agent, "compact", "", every))
     return out
 
 
 def non_clippable() -> list[dict[str, str]]:
-    """Accepted samples the matrix cannot clip, with the reason."""
+    """Accepted samples the matrix clips only with `include_unfinished`, with the reason."""
     from klipui.session import open_session
 
     out = []
@@ -208,7 +215,8 @@ def non_clippable() -> list[dict[str, str]]:
             out.append(
                 {
                     "sample": row["sample"],
-                    "reason": "no completed turn (klip clips completed turns only)",
+                    "reason": "no turn ever ended: clipped only with --include-unfinished "
+                    "(all+unfinished) and compacted",
                 }
             )
     return out
@@ -449,7 +457,7 @@ def run_case(case: Case, work: Path) -> Outcome:
             by_seq = {e.seq: e for e in session.events}
             originals = [event_text(by_seq[r.seq]) for r in compacted.replaced]
         else:
-            plan = plan_child(session, case.selection)
+            plan = plan_child(session, case.selection, include_unfinished=case.unfinished)
         write_child(plan)
     except ClipError as error:
         outcome.error = f"not written: {error}"
@@ -488,8 +496,8 @@ def run_case(case: Case, work: Path) -> Outcome:
     outcome.tool_results = conversation["tool_results"]
     outcome.all_calls_answered = bool(conversation["all_calls_answered"])
     outcome.problems = list(conversation["problems"])
-    complete = _turn_count(session) == len(session.turns)
-    if complete and (case.label == "all" or "all" in case.aliases):
+    whole = sorted(plan.turns) == [t.number for t in session.turns]
+    if whole and (case.label in ("all", "all+unfinished") or "all" in case.aliases):
         parent = next(r for r in acceptance() if r["sample"] == case.sample)
         sent = [
             p for p in conversation["user_prompts"] if p != checker.short(checker.DEFAULT_PROMPT)

@@ -3,10 +3,11 @@ format (Claude Code, Codex, pi, DeepSeek Harness), offline against a loopback st
 
 For every sample its agent accepts as shipped (tests/fixtures/agent_acceptance.json), clipped
 with `..`, `1`, `-1`, `1..2`, a middle range with a `not`, and selections cutting through
-compaction or sidechains where the sample has them, plus its `klipui compact` child: the agent
-accepts the child, rebuilds exactly the prompts of the kept turns it should show, in order,
-answers every tool call, and reports no ordering problem. A `..` child is rebuilt exactly as
-the parent. The whole matrix runs once per module, two agents at a time.
+compaction or sidechains where the sample has them, `..` with `include_unfinished` when its
+last turn never ended, plus its `klipui compact` child (every turn, an unfinished one
+included): the agent accepts the child, rebuilds exactly the prompts of the kept turns it
+should show, in order, answers every tool call, and reports no ordering problem. A `..` child
+is rebuilt exactly as the parent. The whole matrix runs once per module, two agents at a time.
 
 Skipped when the agents (`../shared/tools/install-agents.sh [--with-dsh]`) or resume_check.py
 are not there; see tests/fidelity_matrix.py for how expectations are made.
@@ -58,7 +59,7 @@ def test_compact_children_shrank_something_for_every_agent(outcomes):
 def test_a_child_of_everything_is_rebuilt_as_its_parent(outcomes):
     checked = 0
     for outcome in outcomes.values():
-        if outcome.label != "all" or outcome.same_as_parent is None:
+        if outcome.label not in ("all", "all+unfinished") or outcome.same_as_parent is None:
             continue
         if outcome.agent == "dsh" and outcome.parent_compacted:
             # The child shows the history the parent's compaction had replaced.
@@ -67,3 +68,26 @@ def test_a_child_of_everything_is_rebuilt_as_its_parent(outcomes):
         assert outcome.same_as_parent, (outcome.sample, outcome.rebuilt)
         checked += 1
     assert checked >= 1
+
+
+@pytest.mark.skipif("dsh" not in AGENTS, reason="the DeepSeek Harness is not installed")
+@pytest.mark.parametrize("selection", ["..", "2"])
+def test_dsh_resumes_a_child_that_ends_in_an_unfinished_turn(selection, tmp_path):
+    """`include_unfinished` on a log cut mid-turn (no final `turn/end`, as a crash leaves it):
+    the harness accepts the child and sends the kept prompts, the unfinished one included."""
+    from klipui.klip import plan_child, write_child
+
+    lines = (fm.SAMPLES / "dsh" / "multi-turn.jsonl").read_bytes().splitlines()
+    last_end = max(i for i, line in enumerate(lines) if b'"type":"turn/end"' in line)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"\n".join(lines[:last_end]) + b"\n")
+    plan = plan_child(cut, selection, include_unfinished=True)
+    assert plan.unfinished == {2: "open"} and plan.ok
+    write_child(plan)
+    report = fm.resume_check().check("dsh", plan.path, timeout=fm.TIMEOUTS["dsh"])
+    assert report.get("accepted"), report.get("error")
+    conversation = report["conversation"]
+    prompts = [fm.normal(p) for p in conversation["user_prompts"]]
+    wanted = ["Reply with exactly the word: ONE. No tools."] * (selection == "..")
+    assert prompts[:-1] == [*wanted, "Reply with exactly the word: TWO. No tools."]
+    assert conversation["problems"] == []
