@@ -143,6 +143,57 @@ def test_csv_tsv_and_not_cat_n() -> None:
     assert not csv_reducer.detect(cat_n, Hint(tool="read"))
 
 
+SHAPES = Path(__file__).parent / "fixtures" / "shrink_shapes"
+
+
+@pytest.mark.parametrize("hint", [Hint(tool="bash", command="go test ./..."), Hint()])
+def test_go_test_package_lines_are_tests_not_csv(hint: Hint) -> None:
+    """`ok  \tpkg\t0.01s` lines split evenly on tabs; they are a test run all the same."""
+    text = (SHAPES / "go-test-all.txt").read_text(encoding="utf-8")
+    assert not csv_reducer.detect(text, hint)
+    out = shrink(text, hint, Budget(max_chars=1000))
+    assert out.strategy == "tests" and len(out.content) <= 1000
+    for kept in (
+        "--- FAIL: TestReconcile_MultiCurrency (0.00s)",
+        "reconcile_test.go:88: balance mismatch for EUR: got 100.01, want 100.00",
+        "reconcile_test.go:131: rounding 2.675 half-even: got 2.68, want 2.67",
+        "store_test.go:64: rollback left 1 row in ledger_entries, want 0",
+        "FAIL\tgithub.com/tallyq/ledger/internal/reconcile\t0.052s",
+        "FAIL\tgithub.com/tallyq/ledger/internal/store/pg\t0.231s",
+    ):
+        assert kept in out.content
+
+
+@pytest.mark.parametrize("hint", [Hint(tool="bash", command="./orders-api"), Hint()])
+def test_json_lines_log_is_a_log_not_csv(hint: Hint) -> None:
+    """Records with the same keys have the same number of commas; they are no table."""
+    text = (SHAPES / "jsonl-app-log.txt").read_text(encoding="utf-8")
+    assert not csv_reducer.detect(text, hint)
+    out = shrink(text, hint, Budget(max_chars=2500))
+    assert out.strategy == "log" and len(out.content) <= 2500
+    assert "CSV:" not in out.content
+    assert out.content.count('"level":"ERROR"') == 3
+    assert "[records by level: INFO 893, WARN 4, ERROR 3]" in out.content
+
+
+def test_csv_needs_a_header_or_many_columns_without_a_file_name() -> None:
+    values = "\n".join(f"{i},{i * 7 % 13},x{i}" for i in range(100))
+    assert not csv_reducer.detect(values, Hint())
+    assert csv_reducer.detect(values, Hint(path="numbers.csv"))
+    assert csv_reducer.detect("id,score,label\n" + values, Hint())
+    wide = "\n".join(f"{i},{i % 3},{i % 5},{i % 7},{i % 11}" for i in range(100))
+    assert csv_reducer.detect(wide, Hint())
+    assert csv_reducer.header_like("zone,utc_offset,dst,abbrev", ",")
+    assert not csv_reducer.header_like("ok  \tgithub.com/a/b\t0.01s", "\t")
+    assert not csv_reducer.header_like("?   \tgithub.com/a/cmd\t[no test files]", "\t")
+
+
+def test_csv_rows_must_agree_on_their_field_count() -> None:
+    header = "when,who,what"
+    ragged = [header] + [",".join(["f"] * (3 + i % 3)) for i in range(100)]
+    assert not csv_reducer.detect("\n".join(ragged), Hint())
+
+
 # tree --------------------------------------------------------------------------------------
 
 

@@ -2,12 +2,17 @@
 
 The delimiter is the one that splits most sampled records into the same number of fields,
 counting quotes (a delimiter inside `"..."` does not split; a quoted field may span lines).
+Unless the file is named `.csv`/`.tsv`, a table must also look like one: nearly every sampled
+record with the same field count, a header row (every field a name, not a value) or at least 5
+columns, and few lines of other shapes that happen to split evenly (JSON-lines records, `go test`
+package lines such as `ok  \tpkg\t0.01s`).
 Keeps the header, the first 5 and last 2 data rows, every line that is not a row of the table
 (warnings, totals printed around it) and adds `CSV: N data rows, M columns`; whole lines only.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -24,7 +29,17 @@ LAST_ROWS = 2
 MIN_LINES = 12
 MIN_LINES_WITHOUT_PATH = 30
 MIN_SHARE = 0.8
+"""Share of sampled records with the common field count."""
+MIN_SHARE_SPLIT = 0.95
+"""For text of unknown origin: the share among records the delimiter splits at all (lines with
+no delimiter, such as warnings printed around the table, do not count against it)."""
+MANY_COLUMNS = 5
+"""From this many columns a table needs no header row."""
+MAX_FOREIGN_SHARE = 0.1
 MAX_ODD_SHARE = 0.2
+_FOREIGN = re.compile(r"\s*[{\[]|ok {2}\t|FAIL\t|\? {3}\t|--- |=== |PASS$|FAIL$")
+"""Lines that split evenly but are no table rows: JSON records, `go test` output."""
+_NAME_MAX = 64
 
 
 def fields(line: str, delimiter: str) -> tuple[int, bool]:
@@ -63,8 +78,14 @@ def records(lines: list[str], delimiter: str) -> Iterator[tuple[int, int, int]]:
         yield start, i, total
 
 
-def find_delimiter(lines: list[str], min_columns: int = 3) -> tuple[str, int] | None:
-    """The delimiter and column count that fit most of these lines, or None."""
+def find_delimiter(
+    lines: list[str], min_columns: int = 3, min_share_split: float = 0.0
+) -> tuple[str, int] | None:
+    """The delimiter and column count that fit most of these lines, or None.
+
+    `min_share_split`: the share of the records the delimiter splits at all that must have
+    the common field count.
+    """
     best: tuple[float, str, int] | None = None
     for delimiter in DELIMITERS:
         counts = Counter(f for _, _, f in records(lines, delimiter))
@@ -72,6 +93,9 @@ def find_delimiter(lines: list[str], min_columns: int = 3) -> tuple[str, int] | 
             continue
         columns, hits = counts.most_common(1)[0]
         share = hits / sum(counts.values())
+        split = sum(count for fields, count in counts.items() if fields > 1)
+        if split and hits / split < min_share_split:
+            continue
         if columns >= min_columns and share >= MIN_SHARE and (best is None or share > best[0]):
             best = (share, delimiter, columns)
     return (best[1], best[2]) if best else None
@@ -82,14 +106,36 @@ def _min_columns(hint: Hint) -> int:
     return 2 if (hint.path or "").lower().endswith((".csv", ".tsv")) else 3
 
 
+def header_like(line: str, delimiter: str) -> bool:
+    """True for a row of column names: every field a short, distinct name starting with a letter
+    (`zone`, `utc_offset`, `"Unit Price"`), none a value such as `0.01s`, `?` or `[no files]`."""
+    names = [field.strip().strip('"').strip() for field in line.split(delimiter)]
+    for field in names:
+        if not field or len(field) > _NAME_MAX or not (field[0].isalpha() or field[0] in "_#%"):
+            return False
+    return len(set(names)) == len(names)
+
+
+def _foreign_share(lines: list[str]) -> float:
+    return sum(1 for line in lines if _FOREIGN.match(line)) / len(lines)
+
+
 def detect(text: str, hint: Hint) -> bool:
     lines = [line for line in sample_lines(text, 60, 0) if line.strip()]
     if len(lines) < MIN_LINES:
         return False
-    path = (hint.path or "").lower()
-    if not path.endswith((".csv", ".tsv")) and len(lines) < MIN_LINES_WITHOUT_PATH:
+    named = (hint.path or "").lower().endswith((".csv", ".tsv"))
+    if not named and len(lines) < MIN_LINES_WITHOUT_PATH:
         return False
-    return find_delimiter(lines, _min_columns(hint)) is not None
+    if _foreign_share(lines) > MAX_FOREIGN_SHARE:
+        return False
+    if named:
+        return find_delimiter(lines, _min_columns(hint)) is not None
+    found = find_delimiter(lines, _min_columns(hint), MIN_SHARE_SPLIT)
+    if found is None:
+        return False
+    delimiter, columns = found
+    return columns >= MANY_COLUMNS or header_like(lines[0], delimiter)
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:

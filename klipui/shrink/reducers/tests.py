@@ -184,7 +184,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         i = lines.line_at(m.start())
         if kind == "summary":
             summary_lines.append(i)
-            mark(i, TOP if _FAILING.search(text_lines[i]) else MID + 10)
+            line = text_lines[i]
+            if _FAILING.search(line):
+                mark(i, TOP)
+            else:
+                mark(i, LOW + 5 if _GO_PACKAGE_OK.match(line) else MID + 10)
         elif kind == "section":
             sections.append(i)
             mark(i, MID)
@@ -238,6 +242,10 @@ def _mark_blocks(lines: Lines, headers: list[tuple[int, str]], stops: list[int],
             if not stripped:
                 mark(i, FLOOR)
                 continue
+            if kind == "go" and _GO_MESSAGE.match(line):
+                mark(i, HIGH if not seen_message else MID)
+                seen_message = True
+                continue
             if after_panic:
                 mark(i, HIGH - 1)
                 after_panic = False
@@ -267,6 +275,8 @@ def _mark_blocks(lines: Lines, headers: list[tuple[int, str]], stops: list[int],
             mark(i, LOW)
 
 
+_GO_PACKAGE_OK = re.compile(r"ok\s+\S+\s")
+"""`go test ./...`: one line a passing package, many of them; a failing one says FAIL."""
 _GO_RUN = re.compile(r"^\s*=== (?:RUN|CONT|PAUSE)\s+(\S+)")
 _GO_MESSAGE = re.compile(r"^\s+\S+\.go:\d+: ")
 
