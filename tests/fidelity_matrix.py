@@ -14,7 +14,9 @@ minus those the agent itself hides, following each agent's documented rules:
 - Claude Code sends the `parentUuid` chain from the last main-chain line (so a compact boundary,
   a root, ends it, and sidechains never show);
 - pi sends, after a kept `compaction` entry, only the entries from its first kept entry on;
-- Codex and dsh send every kept turn (klip's dsh rules drop compaction blocks whole).
+- dsh sends every kept turn but those whose prompt a kept compaction checkpoint replaces (klip
+  keeps a compaction block when all it shadows is kept, else drops it whole);
+- Codex sends every kept turn.
 
 Texts the agent adds (compaction summaries, "Continue from where you left off.") match no turn
 prompt and are ignored; a rebuilt prompt that matches a turn must match the expected turn at its
@@ -311,7 +313,37 @@ def visible_turns(
         return _claude_visible(session, plan, child, kept, prompts)
     if agent == "pi":
         return _pi_visible(session, kept, prompts)
+    if agent == "dsh":
+        return _dsh_visible(plan, child, kept)
     return kept
+
+
+def _dsh_visible(plan: Any, child: Path, kept: list[int]) -> list[int]:
+    """Kept turns whose prompt no kept checkpoint (`surfaceOp` replace) stands in for."""
+    from klipui.session import open_session
+
+    session = open_session(child)
+    hidden: list[tuple[int, int]] = []
+    for event in session.events:
+        op = event.surface_op
+        if isinstance(op, dict) and op.get("op") == "replace":
+            hidden.append((op["start"], op["end"]))
+    old_of = {new: old for old, new in plan.turns.items()}
+    out = []
+    for turn in session.turns:
+        first = next(
+            (
+                e
+                for e in session.events[turn.start : turn.end]
+                if e.type == "user/message"
+                and (e.data.get("source") or {}).get("kind") not in ("compaction", "plugin")
+            ),
+            None,
+        )
+        if first is not None and any(a <= first.seq <= b for a, b in hidden):
+            continue
+        out.append(old_of[turn.number])
+    return [t for t in kept if t in out]
 
 
 def _claude_visible(

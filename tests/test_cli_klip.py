@@ -43,7 +43,14 @@ def test_klip_prints_turns_kept_validation_and_the_path_written(tmp_path, capsys
 
 def test_klip_lists_what_the_cascade_dropped_and_why(tmp_path, capsys):
     parent = copy_of(SAMPLES / "dsh" / "compaction-recovery.jsonl", tmp_path)
-    assert main(["klip", str(parent), ".."]) == 0
+    assert main(["klip", str(parent), "..", "--dry-run"]) == 0
+    assert "dropped by the rules: nothing" in capsys.readouterr().out
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        '[seq."compaction/start"]\n'
+        'rules = [{ kind = "skip-till", till = "compaction/end", intact = false }]\n'
+    )
+    assert main(["klip", str(parent), "..", "--rules", str(rules)]) == 0
     out = capsys.readouterr().out
     assert "dropped by the rules (4):" in out
     assert "compaction/start: skip-till compaction/end" in out

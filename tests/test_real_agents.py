@@ -28,8 +28,6 @@ if not AGENTS:
     )
 CASES = fm.cases(AGENTS)
 
-DSH_COMPACTION = "klip's dsh rules drop compaction blocks whole (research/klip.md §3)"
-
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, fm.Outcome]:
@@ -60,10 +58,6 @@ def test_a_child_of_everything_is_rebuilt_as_its_parent(outcomes):
     checked = 0
     for outcome in outcomes.values():
         if outcome.label not in ("all", "all+unfinished") or outcome.same_as_parent is None:
-            continue
-        if outcome.agent == "dsh" and outcome.parent_compacted:
-            # The child shows the history the parent's compaction had replaced.
-            assert outcome.same_as_parent is False, DSH_COMPACTION
             continue
         assert outcome.same_as_parent, (outcome.sample, outcome.rebuilt)
         checked += 1

@@ -138,12 +138,14 @@ def reindex_report(
 class _Plan:
     """The compiled rules of one event type: seq rules then turn rules, skip rules apart."""
 
-    __slots__ = ("rules", "skip_n", "skip_till", "surface")
+    __slots__ = ("intact", "rules", "skip_n", "skip_till", "surface")
 
     def __init__(self, table: RuleTable, event_type: str) -> None:
         seq_rules = table.rules_for("seq", event_type)
         self.skip_n = next((r.n for r in seq_rules if isinstance(r, SkipN)), None)
-        self.skip_till = next((r.till for r in seq_rules if isinstance(r, SkipTill)), None)
+        till = next((r for r in seq_rules if isinstance(r, SkipTill)), None)
+        self.skip_till = till.till if till is not None else None
+        self.intact = till is not None and till.intact
         compiled = [
             _compile(r, _SURFACE_MAP if getattr(r, "surface", False) else _SEQ_MAP)
             for r in seq_rules
@@ -355,7 +357,8 @@ def _scan_log(
     turn: Any = 0
     count = 0
     stack: list[str] = []
-    for src in log:
+    blocks = _Blocks(log, plans, table, maps)
+    for position, src in enumerate(log):
         etype = src["type"]
         plan = plans.get(etype)
         if plan is None:
@@ -369,7 +372,13 @@ def _scan_log(
             count -= 1
         if plan.skip_n is not None and plan.skip_n + 1 > count:
             count = plan.skip_n + 1
-        if plan.skip_till is not None:
+        if plan.skip_till is not None and not (
+            plan.intact
+            and count == 0
+            and not stack
+            and (turn == 0 or turn in turn_map)
+            and blocks.intact(position, plan.skip_till)
+        ):
             stack.append(plan.skip_till)
         if count > 0:
             if drops is not None:
@@ -430,6 +439,96 @@ def _ends(log: list[Any]) -> dict[int, str]:
         kind = reason.get("kind") if type(reason) is dict else None
         out[int(data["turn"])] = kind if isinstance(kind, str) else "unknown"
     return out
+
+
+class _Blocks:
+    """Decides whether a skip-till block with `intact` can be kept: everything its events cite
+    before the block (through their seq rules) survived. Citations only point backwards, so
+    when the scan reaches the block's opener every cited event has been decided."""
+
+    def __init__(
+        self,
+        log: list[Any],
+        plans: dict[str, _Plan],
+        table: RuleTable,
+        maps: tuple[dict[Any, int], dict[Any, int], dict[Any, int]],
+    ) -> None:
+        self.log = log
+        self.plans = plans
+        self.table = table
+        self.maps = maps
+        self._seqs: dict[Any, str] | None = None
+
+    def _plan(self, etype: str) -> _Plan:
+        plan = self.plans.get(etype)
+        if plan is None:
+            plan = self.plans[etype] = _Plan(self.table, etype)
+        return plan
+
+    def _close(self, start: int, till: str) -> int | None:
+        """Index of the event closing the block opened at `start` (nesting as the scan does)."""
+        stack = [till]
+        for index in range(start + 1, len(self.log)):
+            etype = self.log[index]["type"]
+            if etype == "turn/start":
+                return None
+            plan = self._plan(etype)
+            if plan.skip_n is not None:
+                return None
+            if plan.skip_till is not None:
+                stack.append(plan.skip_till)
+            elif etype == stack[-1]:
+                stack.pop()
+                if not stack:
+                    return index
+        return None
+
+    def intact(self, start: int, till: str) -> bool:
+        """True when the block opened at `start` closes, and all it cites before it survived."""
+        end = self._close(start, till)
+        if end is None:
+            return False
+        own = {src.get("seq") for src in self.log[start : end + 1]}
+        for src in self.log[start : end + 1]:
+            for kind, keys, end_keys, _rule, _flag, which in self._plan(src["type"]).rules:
+                if which == _TURN_MAP:
+                    continue
+                mapping = self.maps[which]
+                cited = self._cited(src, kind, keys, end_keys, which)
+                if cited is None:
+                    return False
+                if any(seq not in own and seq not in mapping for seq in cited):
+                    return False
+        return True
+
+    def _cited(
+        self, src: Any, kind: int, keys: tuple[str, ...], end_keys: tuple[str, ...], which: int
+    ) -> list[Any] | None:
+        """The seqs one rule of `src` cites; None when an interval's members cannot be told
+        (reversed, or holding no event the rule would project onto), so the rule could fail."""
+        if kind == _VALUE:
+            value = _get(src, keys)
+            return [value] if _is_number(value) and keys != ("seq",) else []
+        if kind == _ARRAY:
+            value = _get(src, keys)
+            return [m for m in value if _is_number(m)] if type(value) is list else []
+        first, last = _get(src, keys), _get(src, end_keys)
+        if not (_is_number(first) and _is_number(last)):
+            return []
+        surface = which == _SURFACE_MAP
+        members = self._types()
+        if last - first > len(members):
+            inside = [seq for seq in members if _is_number(seq) and first <= seq <= last]
+        else:
+            inside = [seq for seq in range(int(first), int(last) + 1) if seq in members]
+        cited = [seq for seq in inside if not surface or self._plan(members[seq]).surface]
+        return cited or None
+
+    def _types(self) -> dict[Any, str]:
+        """Seq → type of every event of the log."""
+        if self._seqs is None:
+            self._seqs = {src.get("seq"): src["type"] for src in self.log}
+        return self._seqs
 
 
 def _unselected(src: Mapping[str, Any], etype: str, turn: Any, turn_count: int) -> Drop:

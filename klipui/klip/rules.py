@@ -14,8 +14,9 @@ Rule kinds (dot paths into the event dict, e.g. `seq`, `data.turn`, `surfaceOp.s
 - `IntervalRule(start_path, end_path, surface)`: a closed range re-projected onto the first and
   last survivors inside it (surface survivors only with `surface`); dropped when none survives.
 - `SkipN(n)` (seq table): drop this event and the next `n` events of the log.
-- `SkipTill(till)` (seq table): drop this event through the event of type `till` that closes it
-  (blocks nest).
+- `SkipTill(till, intact)` (seq table): drop this event through the event of type `till` that
+  closes it (blocks nest); with `intact`, keep a closed block when everything it cites before
+  itself survived.
 
 A rule whose field is missing or not of the expected type does not apply.
 
@@ -87,12 +88,18 @@ class SkipN:
 
 @dataclass(frozen=True, slots=True)
 class SkipTill:
-    """Drop this event and every later one up to and including the `till` event closing it."""
+    """Drop this event and every later one up to and including the `till` event closing it.
+
+    With `intact`, a block whose every citation of an event before it (a value, array member or
+    interval member its events' seq rules read) points at a survivor is kept instead, its events
+    renumbered by their own rules: what it stands for is all in the child, so keeping it shows
+    the child's model the same history as the parent's."""
 
     till: str
+    intact: bool = False
 
     def __str__(self) -> str:
-        return f"skip-till {self.till}"
+        return f"skip-till {self.till}" + (" (unless intact)" if self.intact else "")
 
 
 Rule = ValueRule | ArrayRule | IntervalRule | SkipN | SkipTill
@@ -181,7 +188,7 @@ _SURFACE_CELL = Cell(
     )
 )
 
-DSH_RULES = RuleTable(
+_DSH_REFERENCE_TABLE = RuleTable(
     turn={"*": Cell((ValueRule("data.turn"),))},
     seq={
         "*": Cell((ValueRule("seq"),)),
@@ -197,10 +204,30 @@ DSH_RULES = RuleTable(
     },
     surface=SURFACE_TYPES,
 )
-"""The default dsh tables (the reference's `src/rules.ts`), with both quirks fixed."""
 
-DSH_REFERENCE_RULES = DSH_RULES.with_cells(empty_array_drops=True, override_keeps_seq=True)
-"""The dsh tables with the reference's two quirks reproduced exactly."""
+DSH_RULES = _DSH_REFERENCE_TABLE.with_cells(
+    seq={
+        "compaction/start": Cell((SkipTill("compaction/end", intact=True),)),
+        "compaction/summary": Cell(
+            (
+                ArrayRule("data.shadowedSeqs", keep=True),
+                IntervalRule("data.shadowedRange.start", "data.shadowedRange.end"),
+            )
+        ),
+    }
+)
+"""The default dsh tables: the reference's `src/rules.ts` with both quirks fixed, and one
+improvement: a compaction block (`compaction/start` … `compaction/end`) is kept when every
+event it shadows survives, so that a child holding the whole compacted span shows its model the
+checkpoint, as the parent does, rather than the original messages; its summary's
+`shadowedSeqs` and `shadowedRange` are renumbered. A block shadowing anything that did not
+survive is dropped whole, as by the reference (its summary would describe dropped turns)."""
+
+DSH_REFERENCE_RULES = _DSH_REFERENCE_TABLE.with_cells(
+    empty_array_drops=True, override_keeps_seq=True
+)
+"""The dsh tables of the reference exactly: its two quirks reproduced, every compaction block
+dropped whole."""
 
 LOWERED_RULES = RuleTable(
     turn={"*": Cell((ValueRule("data.turn"),))},
@@ -252,7 +279,7 @@ def load_rules(path: str | Path, base: RuleTable = DEFAULT_RULES) -> RuleTable:
           { kind = "array", path = "data.citedSeqs", keep = true },
           { kind = "interval", start = "data.range.start", end = "data.range.end", surface = true },
           { kind = "skip-n", n = 1 },
-          { kind = "skip-till", till = "my/plugin/block-end" },
+          { kind = "skip-till", till = "my/plugin/block-end", intact = false },
         ]
 
         [turn."my/plugin/event"]
@@ -322,7 +349,7 @@ _RULE_KEYS = {
     "array": {"path", "keep"},
     "interval": {"start", "end", "surface"},
     "skip-n": {"n"},
-    "skip-till": {"till"},
+    "skip-till": {"till", "intact"},
 }
 _REQUIRED = {"value": ("path",), "array": ("path",), "interval": ("start", "end")}
 
@@ -356,4 +383,7 @@ def _rule(where: str, raw: Any) -> Rule:
     till = raw.get("till")
     if not isinstance(till, str) or not till:
         raise RulesError(f"{where}: skip-till needs an event type string 'till'")
-    return SkipTill(till)
+    intact = raw.get("intact", False)
+    if not isinstance(intact, bool):
+        raise RulesError(f"{where}.intact must be true or false")
+    return SkipTill(till, intact)
