@@ -90,7 +90,8 @@ class ReindexReport:
     closed: int = 0
     """`data.turn` of the last `turn/end`: turns up to it are closed (they ended)."""
     ends: dict[int, str] = field(default_factory=dict)
-    """Turn number → `reason.kind` of its `turn/end` ("completed", "aborted", …)."""
+    """Turn number → `reason.kind` of its `turn/end` ("completed", "aborted", …); filled by
+    `reindex_report` only."""
 
     @property
     def completed(self) -> set[int]:
@@ -334,7 +335,7 @@ def _scan_log(
         log = [e if type(e) is dict else _as_dict(e) for e in events]
     closed = _last_turn(log)
     turn_count = max(closed, _last_turn(log, "turn/start")) if include_open else closed
-    ends = _ends(log)
+    ends = _ends(log) if drops is not None else {}
     if turn_count <= 0:
         if drops is not None:
             drops.extend(Drop(e.get("seq"), e.get("type", ""), 0, REASON_NO_TURNS) for e in log)
