@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -22,8 +23,11 @@ def make_app(*paths: Path, open_first: Path | None = None) -> KlipuiApp:
 
 async def settle(pilot: Pilot, app: KlipuiApp, rounds: int = 3) -> None:
     """Wait for every worker and the messages they posted."""
+    from textual.worker import WorkerCancelled
+
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):  # a run superseded by a newer one
+            await app.workers.wait_for_complete()
         await pilot.pause()
     await pilot.wait_for_scheduled_animations()
 

@@ -134,3 +134,19 @@ async def test_demo_children_go_to_the_user_data_folder(sealed_home: Path) -> No
         await settle(pilot, app)
         await wait_for(pilot, lambda: clip.plan.path.exists())
     assert sorted(SESSIONS.rglob("*")) == before  # the package data is untouched
+
+
+async def test_preview_title_is_the_title_written(tmp_path: Path) -> None:
+    import orjson
+
+    (parent,) = copy_samples(tmp_path, ["claude-code/ccv_1af7fc5e_tools_error.jsonl"])
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _session(pilot, app)
+        assert screen.session.title is None  # no summary line: the writer titles it itself
+        await pilot.press("a")
+        clip = await _preview(pilot, app)
+        assert clip.plan is not None
+        written = orjson.loads(clip.plan.lines[0])["summary"]
+        assert written.startswith("KLIP ")
+        assert written in str(clip.query_one("#clip-summary").render())

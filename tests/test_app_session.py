@@ -266,3 +266,20 @@ async def test_a_file_that_cannot_be_opened_is_reported(tmp_path: Path) -> None:
         await pilot.press("q")
         await settle(pilot, app)
         assert not isinstance(app.screen, SessionScreen)
+
+
+async def test_next_error_goes_to_the_failed_result() -> None:
+    app = make_app(PI, open_first=PI)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, PI)
+        turns = screen.query_one(TurnList)
+        view = screen.query_one(EventView)
+        await pilot.press("x")
+        await pilot.pause()
+        assert turns.current.errors
+        assert view.current_block is not None and view.current_block.kind == "error"
+        first = (turns.current.number, view.document.current)
+        await pilot.press("x")  # the next failure: later in the turn, or in a later turn
+        await pilot.pause()
+        assert view.current_block.kind == "error"
+        assert (turns.current.number, view.document.current) != first

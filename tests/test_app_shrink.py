@@ -194,3 +194,17 @@ async def test_panes_scroll_together(tmp_path: Path) -> None:
         expected = pane.line_map.input_for(int(left.scroll_offset.y))
         assert expected is not None and expected > row
         assert int(right.scroll_offset.y) == min(expected, int(right.max_scroll_y))
+
+
+async def test_a_superseded_run_never_replaces_a_newer_result(tmp_path: Path) -> None:
+    path = tool_result_session(tmp_path / "tests.jsonl", PYTEST_LOG)
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = await _shrink_pane(pilot, app)
+        pane.state.budget_index = len(BUDGET_STEPS) - 1  # big budget: slow and large
+        pane.reshrink()
+        pane.state.budget_index = 1  # then a small one, asked for at once
+        pane.reshrink()
+        await settle(pilot, app)
+        await pilot.pause(0.2)
+        assert pane.state.shrunk.stats.output_chars <= BUDGET_STEPS[1]

@@ -22,6 +22,7 @@ from app_support import (
 from textual.widgets import Input
 
 from klipui.screens.session import SessionScreen
+from klipui.screens.sessions import SessionsScreen
 from klipui.screens.shrink import ShrinkScreen
 from klipui.widgets.event_view import EventView
 
@@ -33,6 +34,8 @@ async def _loaded(pilot) -> None:
     app = pilot.app
     await settle(pilot, app)
     screen = app.screen
+    if isinstance(screen, SessionsScreen):
+        await wait_for(pilot, lambda: not screen.discovering and screen._refresh_pending is False)
     if isinstance(screen, SessionScreen):
         await wait_for(pilot, lambda: screen.session is not None)
         view = screen.query_one(EventView)

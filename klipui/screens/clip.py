@@ -156,11 +156,15 @@ class ClipScreen(Screen[None]):
         self.app.call_from_thread(self._planned, plan)
 
     def _failed(self, message: str) -> None:
+        if not self.is_attached:
+            return  # a worker's result for a screen that has closed
         self.error = message
         self.query_one("#clip-loading").display = False
         self.query_one("#clip-summary", Static).update(Text(f"Cannot clip: {message}", "red"))
 
     def _planned(self, plan: ChildPlan) -> None:
+        if not self.is_attached:
+            return  # a worker's result for a screen that has closed
         self.plan = plan
         self.query_one("#clip-loading").display = False
         details = self.query_one("#clip-details", LineView)
@@ -224,6 +228,8 @@ class ClipScreen(Screen[None]):
         self.app.call_from_thread(self._written, path, info)
 
     def _written(self, path: Path, info: SessionInfo) -> None:
+        if not self.is_attached:
+            return  # a worker's result for a screen that has closed
         from klipui.screens.sessions import SessionsScreen
 
         self.written = path

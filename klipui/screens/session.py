@@ -96,6 +96,7 @@ class SessionScreen(Screen[None]):
         self._pending_turn: int | None = None
         self._timer = None
         self._last_move = 0.0
+        self._focus_error = False
 
     @property
     def klipui(self) -> KlipuiApp:
@@ -139,12 +140,16 @@ class SessionScreen(Screen[None]):
         self.app.call_from_thread(self.query_one(TurnList).set_marks, marks)
 
     def _failed(self, message: str) -> None:
+        if not self.is_attached:
+            return  # a worker's result for a screen that has closed
         self.klipui.resume_discovery()
         self.query_one("#session-loading").display = False
         self.query_one("#session-info", Static).update(Text(f"⚠ {clean_line(message)}"))
         self.notify(message, severity="error", timeout=10)
 
     def _loaded(self, session: Session, marks: dict[int, str]) -> None:
+        if not self.is_attached:
+            return  # a worker's result for a screen that has closed
         self.session = session
         self.query_one("#session-loading").display = False
         self.query_one("#session-body").display = True
@@ -209,7 +214,11 @@ class SessionScreen(Screen[None]):
         if session is None or not 1 <= number <= len(session.turns):
             return
         turn = session.turns[number - 1]
-        self.query_one(EventView).show_turn(session, turn.start, turn.end, self.show_all)
+        view = self.query_one(EventView)
+        view.show_turn(session, turn.start, turn.end, self.show_all)
+        if self._focus_error:
+            self._focus_error = False
+            view.next_error_block(from_start=True)
 
     @on(TurnList.SelectionChanged)
     def _selection_changed(self, event: TurnList.SelectionChanged) -> None:
@@ -263,12 +272,8 @@ class SessionScreen(Screen[None]):
         view = self.query_one(EventView)
         if current is not None and current.errors and view.next_error_block():
             return  # the next failed result in this turn
+        self._focus_error = True  # applied when the turn is drawn
         self._jump_to_turn_with("error")
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self._show_pending()
-        view.next_error_block(from_start=True)
 
     def action_toggle_all_events(self) -> None:
         self.show_all = not self.show_all

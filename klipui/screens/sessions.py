@@ -261,6 +261,8 @@ class SessionsScreen(Screen[None]):
     def _add_infos(
         self, batch: list[SessionInfo], progress: tuple[int, int], finished: bool = False
     ) -> None:
+        if not self.is_attached:
+            return  # a worker's result for a screen that has closed
         for info in batch:
             self.infos[str(info.path)] = info
         self.progress = progress
@@ -288,11 +290,8 @@ class SessionsScreen(Screen[None]):
             self.sort_reverse,
             self.group,
         )
-        table.clear(columns=True)
-        for column in COLUMNS:
-            table.add_column(column.label, key=column.key)
         now = self.klipui.now()
-        new_rows = []
+        new_rows: list[list[object]] = []
         keys = []
         for item, depth in rows:
             if isinstance(item, str):
@@ -302,6 +301,16 @@ class SessionsScreen(Screen[None]):
                 key = str(item.path)
                 new_rows.append(self._cells(item, depth, now))
             keys.append(key)
+        # Widths measured here, not left to the table: they must shrink with the terminal and
+        # never show unmeasured (label-wide) columns between two rebuilds.
+        widths = [Text(column.label).cell_len for column in COLUMNS]
+        for cells in new_rows:
+            for index, cell in enumerate(cells):
+                size = cell.cell_len if isinstance(cell, Text) else Text(str(cell)).cell_len
+                widths[index] = max(widths[index], size)
+        table.clear(columns=True)
+        for column, width in zip(COLUMNS, widths, strict=True):
+            table.add_column(column.label, key=column.key, width=width)
         for key, cells in zip(keys, new_rows, strict=True):
             table.add_row(*cells, key=key)
         if current is not None and current in keys:

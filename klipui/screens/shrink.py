@@ -195,6 +195,8 @@ class ShrinkScreen(Screen[None]):
         self.app.call_from_thread(self._set_original, loaded.text, note)
 
     def _set_original(self, text: str, note: str, missing: bool = False) -> None:
+        if not self.is_attached:
+            return  # a worker's result for a screen that has closed
         self.state.original = text
         self.state.origin_note = note
         self.original_missing = missing
@@ -219,10 +221,14 @@ class ShrinkScreen(Screen[None]):
         self.run_shrink(self.generation)
 
     def _shrink_failed(self, message: str) -> None:
+        if not self.is_attached:
+            return  # a worker's result for a screen that has closed
         self.state.error = message
         self._render_head()
 
     def _shown(self, result: Shrunk, generation: int) -> None:
+        if not self.is_attached:
+            return  # a worker's result for a screen that has closed
         if generation != self.generation:
             return  # the settings changed while this run was working
         state = self.state
