@@ -21,6 +21,7 @@ A reducer module may also define, besides `name`, `detect` and `reduce`:
 from __future__ import annotations
 
 import gc
+import heapq
 import importlib
 import importlib.util
 import sys
@@ -28,13 +29,22 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, compress
 from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple, Protocol
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
-from klipui.shrink.text import Lines, cap_line, count_lines, fits, marker, marker_length, split
+from klipui.shrink.text import (
+    Lines,
+    cap_line,
+    count_lines,
+    fits,
+    line_starts,
+    marker,
+    marker_length,
+    split,
+)
 
 BUILTIN_ORDER = (
     "diff",
@@ -250,7 +260,7 @@ class _Layout:
                 cost += 1
         else:
             if self._prefix is None:
-                self._prefix = [0, *accumulate(len(line) + 1 for line in self.lines.lines)]
+                self._prefix = line_starts(self.lines.lines)
             cost = self._prefix[end] - self._prefix[start]
         if self._long:
             lo, hi = bisect_left(self._long, start), bisect_left(self._long, end)
@@ -315,6 +325,14 @@ def _drop_order(direction: str, index: int, count: int) -> float:
     return -index
 
 
+def _middle_out(indices: Sequence[int], count: int) -> Iterator[int]:
+    """`indices` (ascending) in "both" drop order: the middle of the input first, the ends last
+    (by `min(i, count - 1 - i)` descending; the earlier first among equals), without sorting."""
+    split_at = bisect_left(indices, count // 2 + (count % 2))
+    first, second = indices[:split_at], indices[split_at:]
+    return heapq.merge(reversed(first), second, key=lambda i: -min(i, count - 1 - i))
+
+
 def _drop_sequence(
     pieces: Sequence[_Piece], top: float, direction: str, relevance: Sequence[float] | None
 ) -> list[int]:
@@ -322,14 +340,10 @@ def _drop_sequence(
     least relevant, then by `direction` (head: the last first; tail: the first first; both:
     the middle first)."""
     count = len(pieces)
-    if relevance is not None or direction == "both":
+    if relevance is not None:
         droppable = [i for i, p in enumerate(pieces) if p.priority < top]
         droppable.sort(
-            key=lambda i: (
-                pieces[i].priority,
-                relevance[i] if relevance else 0.0,
-                _drop_order(direction, i, count),
-            )
+            key=lambda i: (pieces[i].priority, relevance[i], _drop_order(direction, i, count))
         )
         return droppable
     buckets: dict[float, list[int]] = {}
@@ -339,7 +353,12 @@ def _drop_sequence(
     order: list[int] = []
     for priority in sorted(buckets):
         indices = buckets[priority]
-        order.extend(reversed(indices) if direction == "head" else indices)
+        if direction == "head":
+            order.extend(reversed(indices))
+        elif direction == "tail":
+            order.extend(indices)
+        else:
+            order.extend(_middle_out(indices, count))
     return order
 
 
@@ -364,12 +383,15 @@ def _drop_by_priority(
     droppable = _drop_sequence(pieces, top, direction, relevance)
     if not droppable:
         return pieces
-    protected = [i for i, p in enumerate(pieces) if p.priority == top]
+    # rank[i]: when piece i goes (protected pieces never go); no sorting per trial below
+    rank = [len(droppable)] * len(pieces)
+    for position, i in enumerate(droppable):
+        rank[i] = position
 
     def survivors(kept: int) -> list[_Piece]:
         """The protected pieces and the `kept` last pieces of the drop order, in input order."""
-        chosen = protected + droppable[len(droppable) - kept :] if kept else protected
-        return [pieces[i] for i in sorted(chosen)]
+        threshold = len(droppable) - kept
+        return list(compress(pieces, map(threshold.__le__, rank)))
 
     def fits_with(kept: int) -> bool:
         return _within(*_total(survivors(kept), layout), max_chars, max_rows)
@@ -806,10 +828,12 @@ def _shrink(
 def _uncut_lines_note(lines: Lines, spans: Sequence[Span], room: int) -> list[str]:
     """A note for omitted lines each longer than the whole budget: rule 2 keeps lines whole, so
     without a line cap they can only ever be a marker; say so and how to see part of them."""
+    if not lines.lines or max(map(len, lines.lines)) <= room:
+        return []
     too_long = 0
     longest, where = 0, 0
     for span in spans:
-        if span.kind != "omitted" or max(map(len, lines.lines[span.start : span.end])) <= room:
+        if span.kind != "omitted" or lines.span_chars(span.start, span.end) <= room:
             continue
         for i in range(span.start, span.end):
             length = len(lines.lines[i])

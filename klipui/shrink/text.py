@@ -12,12 +12,17 @@ add up to what is missing.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, count
+from operator import add
 
 SAMPLE_HEAD_CHARS = 200_000
 SAMPLE_TAIL_CHARS = 50_000
+CHUNK_CHARS = 1 << 18
+"""Size of the pieces a whole-text pass works on: small enough to stay in the CPU cache, so
+that several passes over one piece (lower-case, then search; encode, translate, split) cost
+what one pass over memory does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +46,12 @@ class Lines:
 _last: Lines | None = None
 
 
+def line_starts(lines: Sequence[str]) -> list[int]:
+    """Where each line begins when every line is followed by one newline, then the end:
+    `[0, len(l0) + 1, len(l0) + len(l1) + 2, ...]` (computed without a Python-level loop)."""
+    return [0, *map(add, accumulate(map(len, lines)), count(1))]
+
+
 def split(text: str, *, cache: bool = True) -> Lines:
     """`text` as `Lines` (the last result is reused when called again with the same string)."""
     global _last
@@ -50,16 +61,33 @@ def split(text: str, *, cache: bool = True) -> Lines:
     parts = text.split("\n")
     if parts[-1] == "":
         parts.pop()
-    lengths = [len(part) + 1 for part in parts]
+    starts = line_starts(parts)
     if parts and not text.endswith("\n"):
-        lengths[-1] -= 1
-    starts = [0, *accumulate(lengths)]
+        starts[-1] -= 1
     if "\r" in text:
         parts = [part.rstrip("\r") if part.endswith("\r") else part for part in parts]
     result = Lines(text, parts, starts)
     if cache:
         _last = result
     return result
+
+
+def chunks(text: str, size: int | None = None) -> Iterator[tuple[int, str]]:
+    """`(offset, piece)` for consecutive pieces of `text` of about `size` (default
+    `CHUNK_CHARS`) characters, each ending just after a newline (but the last), so that no line
+    is cut between two pieces."""
+    size = size or CHUNK_CHARS
+    n = len(text)
+    if n <= size:
+        if n:
+            yield 0, text
+        return
+    start = 0
+    while start < n:
+        end = text.find("\n", start + size - 1)
+        end = n if end < 0 else end + 1
+        yield start, text[start:end]
+        start = end
 
 
 def split_lines(text: str) -> list[str]:

@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
-from klipui.shrink.text import marker
+from klipui.shrink.text import chunks, line_starts, marker
 from klipui.shrink.text import split as split_text
 
 TOP = 100
@@ -54,12 +53,25 @@ class Lines:
         """The lines as shown (colour codes kept)."""
         self.cost_starts: list[int] = shown.starts
         """Offsets in the original text (terminators as they are there, `\\r\\n` included)."""
-        if "\r" in text or "\x1b" in text:
-            text = text.replace("\r\n", "\n")
-            if "\x1b" in text:
-                text = _ANSI.sub("", text)
-            lines = _split_plain(text)
-            self.starts: list[int] = [0, *accumulate(len(line) + 1 for line in lines)]
+        escapes = text.count("\x1b")
+        if escapes > len(shown.lines) // 8:
+            ends_with_newline = text.endswith("\n")
+            text = "".join(_plain(piece) for _, piece in chunks(text))
+            lines = text.split("\n")
+            if ends_with_newline or not shown.lines:
+                lines.pop()  # not when a last line without newline was only colour codes
+            self.starts: list[int] = line_starts(lines)
+        elif escapes or "\r" in text:
+            # few colour codes: clean the lines holding them; the split lines have no CRs
+            lines = list(shown.lines)
+            position = text.find("\x1b")
+            while position >= 0:
+                i = bisect_right(shown.starts, position) - 1
+                lines[i] = _ANSI.sub("", lines[i])
+                position = text.find("\x1b", shown.starts[i + 1])
+            ends_with_newline = text.endswith("\n")
+            text = "\n".join(lines) + ("\n" if lines and ends_with_newline else "")
+            self.starts = line_starts(lines)
         else:
             lines = shown.lines
             self.starts = [*shown.starts]
@@ -125,12 +137,17 @@ def sample(text: str, head: int = 12_000, tail: int = 6_000, windows: int = 3) -
     return lines
 
 
-def _split(text: str) -> list[str]:
+def _plain(text: str) -> str:
+    """`text` with CRLF as LF and without terminal colour codes."""
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    return _split_plain(text)
+    return text
+
+
+def _split(text: str) -> list[str]:
+    return _split_plain(_plain(text))
 
 
 def _split_plain(text: str) -> list[str]:

@@ -1,6 +1,6 @@
 """repeat: retry storms, progress spam, any run of near-identical lines.
 
-Lines are compared by template (digits, number punctuation and spacing masked). A run of at
+Lines are compared by template (digits, number punctuation and white space removed). A run of at
 least 5 lines that repeats a pattern of 1 to 4 lines (so `error / retrying` pairs count too)
 keeps its first two and its last repetition; the rest becomes one line
 `... N similar lines (C characters) omitted ...`. Lines outside runs stay.
@@ -8,11 +8,10 @@ keeps its first two and its last repetition; the rest becomes one line
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
-from klipui.shrink.text import plural, sample_lines, split
+from klipui.shrink.text import chunks, plural, sample_lines, split
 
 name = "repeat"
 describe = "runs of similar lines collapsed to their first and last repetitions"
@@ -21,14 +20,30 @@ overflow = "hint"
 MIN_SAMPLE = 50
 MIN_RUN = 5
 MAX_PERIOD = 4
-_VARYING = b"0123456789.,:"
-_SPACES = re.compile(rb"[ \t]{2,}|\t")
+_VARYING = b"0123456789.,: \t\r"
+"""Bytes a template leaves out: digits, number punctuation, white space (alignment shifts as
+numbers grow) and carriage returns."""
+
+
+def _masked(text: str) -> list[bytes]:
+    """`text` with its varying parts masked, split at every newline (as `str.split`)."""
+    return text.encode("utf-8", "surrogatepass").translate(None, _VARYING).split(b"\n")
 
 
 def templates(lines: list[str]) -> list[bytes]:
-    """Each line with its varying parts (digits and number punctuation, spacing) masked."""
-    masked = "\n".join(lines).encode("utf-8", "surrogatepass").translate(None, _VARYING)
-    return _SPACES.sub(b" ", masked).split(b"\n")
+    """Each line with its varying parts (digits, number punctuation, white space) removed."""
+    return _masked("\n".join(lines)) if lines else []
+
+
+def text_templates(text: str) -> list[bytes]:
+    """`templates(split_lines(text))`, built piece by piece from the text itself (no join of
+    the lines, each pass over a piece that stays in the cache)."""
+    shapes: list[bytes] = []
+    for _, piece in chunks(text):
+        shapes += _masked(piece)
+        if piece.endswith("\n"):
+            shapes.pop()
+    return shapes
 
 
 def detect(text: str, hint: Hint) -> bool:
@@ -60,7 +75,7 @@ def _run_at(shapes: list[bytes], i: int) -> tuple[int, int]:
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     lines = split(text)
-    shapes = templates(lines.lines)
+    shapes = text_templates(text)
     n = len(shapes)
     plan: Plan = []
     collapsed = False

@@ -14,7 +14,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan
-from klipui.shrink.text import split
+from klipui.shrink.text import chunks, split
 
 name = "semantic"
 describe = "blocks most relevant to the query kept in order"
@@ -118,6 +118,15 @@ def blocks(lines: Sequence[str], start: int, end: int) -> Iterator[tuple[int, in
         yield block_start, end
 
 
+def _lower_same_length(piece: str) -> str:
+    """`piece.lower()`, keeping the characters whose lower case is longer (`İ`) as they are, so
+    that positions in the result are positions in `piece`."""
+    lowered = piece.lower()
+    if len(lowered) == len(piece):
+        return lowered
+    return "".join(c if len(low := c.lower()) != 1 else low for c in piece)
+
+
 def bm25(text: str, spans: Sequence[tuple[int, int]], query: str) -> list[float]:
     """BM25 score of each `text[a:b]` for `(a, b)` in `spans` (sorted, disjoint) against `query`."""
     scores = [0.0] * len(spans)
@@ -127,17 +136,21 @@ def bm25(text: str, spans: Sequence[tuple[int, int]], query: str) -> list[float]
     starts = [a for a, _ in spans]
     lengths = [max(1, b - a) for a, b in spans]
     average = sum(lengths) / len(lengths)
-    lowered = text.lower()
     count = len(spans)
-    for term in terms:
-        frequency: dict[int, int] = {}
-        position = lowered.find(term)
-        while position >= 0:
-            if position == 0 or not _is_word_char(lowered[position - 1]):
-                index = bisect_right(starts, position) - 1
-                if index >= 0 and position < spans[index][1]:
-                    frequency[index] = frequency.get(index, 0) + 1
-            position = lowered.find(term, position + len(term))
+    frequencies: list[dict[int, int]] = [{} for _ in terms]
+    # piece by piece: lower-casing a piece and searching it for every term stays in the cache
+    for offset, piece in chunks(text):
+        lowered = _lower_same_length(piece)
+        for term, frequency in zip(terms, frequencies, strict=True):
+            position = lowered.find(term)
+            while position >= 0:
+                if position == 0 or not _is_word_char(lowered[position - 1]):
+                    at = offset + position
+                    index = bisect_right(starts, at) - 1
+                    if index >= 0 and at < spans[index][1]:
+                        frequency[index] = frequency.get(index, 0) + 1
+                position = lowered.find(term, position + len(term))
+    for frequency in frequencies:
         if not frequency:
             continue
         idf = math.log(1 + (count - len(frequency) + 0.5) / (len(frequency) + 0.5))
