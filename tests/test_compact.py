@@ -145,6 +145,7 @@ def test_nothing_shrunk_writes_no_child_unless_forced(as_json, tmp_path, capsys)
     else:
         assert "no tool result is over 8000 characters" in out
         assert "no child written" in out and "written: " not in out.replace("no child written", "")
+        assert "note: " not in out
     assert main([*args, "--force"]) == 0
     capsys.readouterr()
     assert len(files_in(tmp_path)) == 2

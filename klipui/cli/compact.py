@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             refused = str(error)
     if args.json:
         report = {**compacted.to_dict(), "error": refused}
-        if useless and not args.dry_run:
+        if useless:
             report["not_written"] = f"{compacted.nothing_shrunk()}; --force writes the child"
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
@@ -88,16 +88,17 @@ def run(args: argparse.Namespace) -> int:
         for line in compacted.skipped:
             print(f"  skipped: {line}", file=sys.stderr)
         print(f"tokens: {compacted.tokens_before} → {compacted.tokens_after} (estimate)")
-        for blocker in plan.blockers:
-            print(f"agent: {blocker}")
-        for note in plan.notes:
-            print(f"note: {note}")
+        if not useless:
+            for blocker in plan.blockers:
+                print(f"agent: {blocker}")
+            for note in plan.notes:
+                print(f"note: {note}")
         if plan.written:
             print(f"written: {plan.path}")
-        elif args.dry_run:
-            print(f"would write: {plan.path} (dry run)")
         elif useless:
             print("no child written: it would equal the parent but for its ids (--force writes it)")
+        elif args.dry_run:
+            print(f"would write: {plan.path} (dry run)")
     if refused:
         return fail(refused)
     return 0
