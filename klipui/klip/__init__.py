@@ -1,9 +1,11 @@
 """The clip engine: select turns with a KInterval, reindex them into a valid child seed.
 
 `parse_interval("1..3, 7")` reads a selection; `reindex(events, selection)` keeps the selected
-completed turns of a dsh event list, renumbers seqs and turns densely and drops every event whose
-references died (rule tables in `rules`); `validate(events)` checks the result's surface fold and
-tool pairs.
+turns of a dsh event list among those that ended (any reason; `include_open` adds the ones after
+the last end), renumbers seqs and turns densely and drops every event whose references died
+(rule tables in `rules`); `validate(events)` checks the result's surface fold and tool pairs.
+`plan_child` / `write_child` make and write a child session in the parent's format
+(`ChildPlan.child_title` is the title it is written with).
 """
 
 from klipui.klip.child import ChildPlan, ClipError, clip, plan_child, write_child
