@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from app_support import SAMPLES, big_result_session, make_app, settle, wait_for
@@ -283,3 +284,32 @@ async def test_next_error_goes_to_the_failed_result() -> None:
         await pilot.pause()
         assert view.current_block.kind == "error"
         assert (turns.current.number, view.document.current) != first
+
+
+async def test_big_file_shows_its_head_first_then_the_whole(tmp_path: Path) -> None:
+    import klipui.screens.session as session_module
+
+    path = tmp_path / "many.jsonl"
+    rows = []
+    for turn in range(3000):
+        rows.append(json.dumps({"role": "user", "content": f"prompt {turn} {'x' * 3000}"}))
+        rows.append(json.dumps({"role": "assistant", "content": f"answer {turn}"}))
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert path.stat().st_size > session_module.PREVIEW_FROM
+    head = session_module.open_head(path)
+    assert head is not None and 1 < len(head.turns) < 3000
+    assert [t.prompt for t in head.turns[:2]] == [
+        r.prompt for r in session_module._open(path).turns[:2]
+    ]
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "session", None) is not None)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_for(pilot, lambda: not screen.partial)
+        await settle(pilot, app)
+        assert len(screen.query_one(TurnList).turns) == 3000
+        assert "reading the rest" not in str(screen.query_one("#session-info").render())
+        await pilot.press("a", "k")  # clipping needs the whole file, which is now there
+        await settle(pilot, app)
+        assert type(app.screen).__name__ == "ClipScreen"

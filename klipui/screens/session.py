@@ -35,6 +35,45 @@ def _open(path: Path) -> Session:
     return open_session(path)
 
 
+PREVIEW_FROM = 8_000_000
+"""Files at least this big show their first turns from a head read while the rest loads."""
+PREVIEW_BYTES = 2_000_000
+PAINT_PAUSE = 0.15
+"""Seconds the loading worker waits after handing over the head, so it reaches the screen."""
+
+
+def open_head(path: Path, size: int = PREVIEW_BYTES) -> Session | None:
+    """The first complete turns of a big session, lowered from its first `size` bytes.
+
+    None when the file is small (the full read is quick), compressed, or its first turn does not
+    end within the head. The result is only for showing; clipping waits for the whole file.
+    """
+    from klipui.session.formats import detect_format
+    from klipui.session.jsonl import is_zstd, parse_lines
+
+    try:
+        if path.stat().st_size < PREVIEW_FROM:
+            return None
+        with path.open("rb") as handle:
+            data = handle.read(size)
+    except OSError:
+        return None
+    if is_zstd(data[:4]):
+        return None
+    records, problems, _, _ = parse_lines(data, str(path), limit=data.count(b"\n"))
+    module = detect_format([record.value for record in records[:64]])
+    if module is None:
+        return None
+    try:
+        session = module.lower(path, records, problems)
+    except Exception:  # a head cut mid-structure may not lower; the full read will say why
+        return None
+    if len(session.turns) < 2:
+        return None
+    session.turns = session.turns[:-1]  # the last one may go on past the head
+    return session
+
+
 def agent_name(format_name: str) -> str:
     """The agent's human name for a format ("Claude Code" for "claude")."""
     from klipui.session.formats import adapter
@@ -97,6 +136,8 @@ class SessionScreen(Screen[None]):
         self._timer = None
         self._last_move = 0.0
         self._focus_error = False
+        self.partial = False
+        """True while only the head of a big file is shown (its first turns)."""
 
     @property
     def klipui(self) -> KlipuiApp:
@@ -126,7 +167,11 @@ class SessionScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="session-open", exit_on_error=False)
     def load_session(self) -> None:
-        """Read and lower the session file, then compute the turn marks."""
+        """Read and lower the session file (its head first when it is big), then the marks."""
+        preview = open_head(self.path)
+        if preview is not None:
+            self.app.call_from_thread(self._loaded, preview, {}, True)
+            time.sleep(PAINT_PAUSE)  # let the screen paint it before the long read holds the GIL
         try:
             session = _open(self.path)
         except Exception as error:  # an unreadable file is reported on screen, not raised
@@ -147,20 +192,33 @@ class SessionScreen(Screen[None]):
         self.query_one("#session-info", Static).update(Text(f"⚠ {clean_line(message)}"))
         self.notify(message, severity="error", timeout=10)
 
-    def _loaded(self, session: Session, marks: dict[int, str]) -> None:
+    def _loaded(self, session: Session, marks: dict[int, str], partial: bool = False) -> None:
         if not self.is_attached:
             return  # a worker's result for a screen that has closed
+        was_partial = self.partial
         self.session = session
+        self.partial = partial
         self.query_one("#session-loading").display = False
         self.query_one("#session-body").display = True
         turns = self.query_one(TurnList)
-        turns.set_turns(session.turns, marks)
-        self._update_info()
-        if session.turns:
-            self.show_turn(1)
+        if was_partial:  # the whole file replaces its head: keep the place and the selection
+            cursor, selected = turns.cursor, set(turns.selected)
+            turns.set_turns(session.turns, marks)
+            turns.selected = {n for n in selected if n <= len(session.turns)}
+            turns.cursor = min(cursor, max(0, len(session.turns) - 1))
+            turns.refresh()
+            self._update_info()
         else:
-            self.query_one(EventView).show_turn(session, 0, len(session.events), show_all=True)
-        turns.focus()
+            turns.set_turns(session.turns, marks)
+            self._update_info()
+            if session.turns:
+                self.show_turn(1)
+            else:
+                view = self.query_one(EventView)
+                view.show_turn(session, 0, len(session.events), show_all=True)
+            turns.focus()
+        if partial:
+            return
         self.set_timer(0.3, self.klipui.resume_discovery)
         if session.problems:
             first = session.problems[0]
@@ -180,6 +238,8 @@ class SessionScreen(Screen[None]):
             f"{human_count(tokens)} tokens",
             human_size(self.path.stat().st_size) if self.path.exists() else "",
         ]
+        if self.partial:
+            parts.append("reading the rest of the file…")
         if session.subagents:
             count = len(session.subagents)
             parts.append(f"{count} sub-agent{'' if count == 1 else 's'} (A)")
@@ -227,6 +287,9 @@ class SessionScreen(Screen[None]):
     # --- interval bar ------------------------------------------------------------------------
 
     def action_interval(self) -> None:
+        if self.partial:
+            self.notify("Still reading the session; try again in a moment.")
+            return
         if self.session is None:
             return
         turns = self.query_one(TurnList)
@@ -301,6 +364,9 @@ class SessionScreen(Screen[None]):
     # --- clip and shrink ---------------------------------------------------------------------
 
     def action_clip(self) -> None:
+        if self.partial:
+            self.notify("Still reading the session; try again in a moment.")
+            return
         session = self.session
         if session is None:
             return
