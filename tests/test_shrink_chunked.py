@@ -121,3 +121,20 @@ def test_middle_out_is_the_sorted_both_order(count: int, data: st.DataObject) ->
     indices = [i for i in indices if i < count]
     expected = sorted(indices, key=lambda i: _drop_order("both", i, count))
     assert list(_middle_out(indices, count)) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=200), max_size=12),
+    st.integers(min_value=1, max_value=120),
+    st.booleans(),
+)
+def test_long_line_check_never_misses_one(lengths: list[int], room: int, newline: bool) -> None:
+    from klipui.shrink.pipeline import _may_have_line_longer
+
+    text = "\n".join("y" * length for length in lengths) + ("\n" if newline else "")
+    if any(length > room for length in lengths):
+        assert _may_have_line_longer(text, room)
+    width = max(1, (room + 1) // 2)
+    if newline and all(length < width for length in lengths):
+        assert not _may_have_line_longer(text, room)  # then every window holds a newline

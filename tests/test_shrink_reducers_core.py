@@ -107,6 +107,16 @@ def test_json_declines_invalid_and_jsonl() -> None:
     assert json_reducer.reduce(jsonl, Hint(), Budget()) is None
 
 
+def test_json_pretty_lines_follow_the_nesting_without_a_full_parse() -> None:
+    items = ",\n".join(f'    "dep-{i}": "^1.{i}.0"' for i in range(400))
+    jsonc = '{\n  // generated\n  "name": "x",\n  "dependencies": {\n' + items + "\n  }\n}\n"
+    out = shrink(jsonc, Hint(tool="read", path="package.jsonc"), Budget(max_chars=600))
+    assert out.strategy == "json" and len(out.content) <= 600
+    assert '"name": "x",' in out.content and out.content.rstrip().endswith("}")
+    unbalanced = '{\n  "a": [\n    1,\n    2\n' + "    3,\n" * 300 + "}\n"
+    assert json_reducer.reduce(unbalanced, Hint(), Budget()) is None
+
+
 # csv ---------------------------------------------------------------------------------------
 
 

@@ -825,10 +825,18 @@ def _shrink(
     )
 
 
+def _may_have_line_longer(text: str, room: int) -> bool:
+    """False when no line of `text` is longer than `room` characters: every window of
+    `(room + 1) // 2` characters at a multiple of that width holds a newline (a longer line
+    would hold a whole window). Reads a few characters a window, not every line."""
+    width = max(1, (room + 1) // 2)
+    return any(text.find("\n", start, start + width) < 0 for start in range(0, len(text), width))
+
+
 def _uncut_lines_note(lines: Lines, spans: Sequence[Span], room: int) -> list[str]:
     """A note for omitted lines each longer than the whole budget: rule 2 keeps lines whole, so
     without a line cap they can only ever be a marker; say so and how to see part of them."""
-    if not lines.lines or max(map(len, lines.lines)) <= room:
+    if not _may_have_line_longer(lines.text, room) or max(map(len, lines.lines)) <= room:
         return []
     too_long = 0
     longest, where = 0, 0

@@ -1,6 +1,7 @@
 """json: one JSON value (npm view --json, API responses, package-lock, config files).
 
-Pretty-printed JSON is reduced line by line: the skeleton (every key of the top-level value)
+Pretty-printed JSON is reduced line by line, following the nesting of its lines (so JSON with
+comments or trailing commas is reduced too): the skeleton (every key of the top-level value)
 stays, and long collections are sampled: an array keeps its first 3 items, an object with many
 keys its first 5, and the rest is dropped (big collections first, deeper ones before shallower
 ones) only as far as the budget needs; then the samples themselves, then top-level keys.
@@ -154,15 +155,18 @@ def _summary_plan(value: Any, n: int) -> Plan:
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    lines = split_lines(text)
+    if len(lines) > 2 and max(map(len, lines)) <= LONG_LINE:
+        # Pretty-printed: the plan follows the nesting of the lines, which `_containers` checks
+        # (one value, every bracket closed); parsing the whole value as well would cost more
+        # than the rest of the reduction and add nothing to the plan.
+        return _line_plan(lines)
     try:
         value = jsonlib.loads(text)
     except (ValueError, RecursionError):
         return None
     if not isinstance(value, dict | list):
         return None
-    lines = split_lines(text)
-    if len(lines) > 2 and max(map(len, lines)) <= LONG_LINE:
-        return _line_plan(lines)
     plan = _summary_plan(value, len(lines))
     rendered_chars = sum(len(p.lines[0]) + 1 for p in plan if isinstance(p, Summary))
     return plan if rendered_chars < len(text) else None
