@@ -313,3 +313,18 @@ async def test_big_file_shows_its_head_first_then_the_whole(tmp_path: Path) -> N
         await pilot.press("a", "k")  # clipping needs the whole file, which is now there
         await settle(pilot, app)
         assert type(app.screen).__name__ == "ClipScreen"
+
+
+async def test_rewound_branch_is_marked_and_shown_folded() -> None:
+    path = SAMPLES / "claude-code" / "ccl_dag_compact_after_rewind.jsonl"
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, path)
+        turns = screen.query_one(TurnList)
+        await wait_for(pilot, lambda: bool(turns.marks))
+        assert "⎇" in turns.marks.get(1, "")
+        view = screen.query_one(EventView)
+        await wait_for(pilot, lambda: view.document is not None)
+        branches = [b for b in view.document.blocks if b.kind == "branch"]
+        assert branches and all(b.collapsed for b in branches)
+        assert "rewound branch" in branches[0].header.plain

@@ -85,20 +85,21 @@ def agent_name(format_name: str) -> str:
 
 
 def turn_marks(session: Session) -> dict[int, str]:
-    """Marks per turn number: ◆ a compaction, ⑂ a sidechain (sub-agent work inside the turn)."""
+    """Marks per turn number: ◆ a compaction, ⑂ a sidechain (sub-agent work inside the turn),
+    ⎇ a rewound branch kept in the file."""
     marks: dict[int, str] = {}
     events = session.events
     for turn in session.turns:
-        compaction = sidechain = False
+        compaction = sidechain = branch = False
         for index in range(turn.start, turn.end):
             event = events[index]
             if event.type == "compaction/summary":
                 compaction = True
-            elif "sidechain" in event.data:
+            elif event.type.endswith("/branch"):
+                branch = True
+            elif isinstance(event.data, dict) and "sidechain" in event.data:
                 sidechain = True
-            if compaction and sidechain:
-                break
-        mark = ("◆" if compaction else "") + ("⑂" if sidechain else "")
+        mark = ("◆" if compaction else "") + ("⑂" if sidechain else "") + ("⎇" if branch else "")
         if mark:
             marks[turn.number] = mark
     return marks

@@ -437,6 +437,8 @@ def _event_blocks(
         )
     elif kind == "session/title":
         out.append(Block("title", index, Text(f"title: {event.data.get('title')}", styles["meta"])))
+    elif kind.endswith("/branch"):
+        out.append(_branch_block(event, index, console, styles))
     elif show_all and kind not in HIDDEN_TYPES:
         raw = json.dumps(event.data, ensure_ascii=False, indent=1, default=str)
         out.append(
@@ -448,6 +450,17 @@ def _event_blocks(
                 collapsed=True,
             )
         )
+
+
+def _branch_block(event: Event, index: int, console: Console, styles: dict[str, Style]) -> Block:
+    """A line of a rewound (abandoned) branch: kept in the file, not in the conversation."""
+    record = event.data if isinstance(event.data, dict) else {}
+    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    role = str(message.get("role") or record.get("type") or "record")
+    text = clean_text(blocks_text(message.get("content"), tool_calls=False))
+    header = Text(f"⎇ rewound branch · {role}", styles["thinking"])
+    body = TextBody(text, console, styles["thinking"]) if text else None
+    return Block("branch", index, header, body, collapsed=True)
 
 
 def _images(content: Any, index: int, styles: dict[str, Style], out: list[Block]) -> None:

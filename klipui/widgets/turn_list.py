@@ -20,7 +20,8 @@ from klipui.widgets.clean import clean_line
 from klipui.widgets.format import human_count
 
 MARK_CELLS = 3
-"""Cells for the marks column (✗ failed tool, ◆ compaction, ⑂ sidechain, … unfinished)."""
+"""Cells for the marks column (✗ failed tool, ◆ compaction, ⑂ sidechain, ⎇ rewound branch,
+… unfinished)."""
 
 
 class TurnList(ScrollView, can_focus=True):
@@ -29,7 +30,8 @@ class TurnList(ScrollView, can_focus=True):
     BINDING_GROUP_TITLE = "Turns"
     HELP = (
         "One row a turn: number, first line of the prompt, tool calls (⚙), token estimate and "
-        "marks: ✗ a tool failed, ◆ compaction, ⑂ sidechain, … unfinished. Selected turns show ●."
+        "marks: ✗ a tool failed, ◆ compaction, ⑂ sidechain, ⎇ a rewound branch (folded in "
+        "the events), … unfinished. Selected turns show ●."
     )
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "turn-list--cursor",
