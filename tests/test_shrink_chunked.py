@@ -125,16 +125,16 @@ def test_middle_out_is_the_sorted_both_order(count: int, data: st.DataObject) ->
 
 @settings(max_examples=500, deadline=None)
 @given(
-    st.lists(st.integers(min_value=0, max_value=200), max_size=12),
+    st.lists(st.tuples(st.integers(min_value=0, max_value=200), st.booleans()), max_size=12),
     st.integers(min_value=1, max_value=120),
     st.booleans(),
 )
-def test_long_line_check_never_misses_one(lengths: list[int], room: int, newline: bool) -> None:
-    from klipui.shrink.pipeline import _may_have_line_longer
+def test_long_lines_are_found_by_windows_exactly(
+    shape: list[tuple[int, bool]], room: int, newline: bool
+) -> None:
+    from klipui.shrink.pipeline import long_lines
 
-    text = "\n".join("y" * length for length in lengths) + ("\n" if newline else "")
-    if any(length > room for length in lengths):
-        assert _may_have_line_longer(text, room)
-    width = max(1, (room + 1) // 2)
-    if newline and all(length < width for length in lengths):
-        assert not _may_have_line_longer(text, room)  # then every window holds a newline
+    rows = ["y" * length + ("\r" if cr else "") for length, cr in shape]
+    lines = split("\n".join(rows) + ("\n" if newline else ""), cache=False)
+    expected = [i for i, line in enumerate(lines.lines) if len(line) > room]
+    assert long_lines(lines, room) == expected

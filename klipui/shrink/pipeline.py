@@ -25,7 +25,7 @@ import heapq
 import importlib
 import importlib.util
 import sys
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -825,30 +825,46 @@ def _shrink(
     )
 
 
-def _may_have_line_longer(text: str, room: int) -> bool:
-    """False when no line of `text` is longer than `room` characters: every window of
-    `(room + 1) // 2` characters at a multiple of that width holds a newline (a longer line
-    would hold a whole window). Reads a few characters a window, not every line."""
+def long_lines(lines: Lines, room: int) -> list[int]:
+    """Indices of the lines longer than `room` characters, in order.
+
+    A line that long holds a whole window of `(room + 1) // 2` characters starting at a
+    multiple of that width, so only windows without a newline lead to a line to measure: a few
+    characters are read a window, and no line object is touched for a text of short lines.
+    """
+    text, starts = lines.text, lines.starts
     width = max(1, (room + 1) // 2)
-    return any(text.find("\n", start, start + width) < 0 for start in range(0, len(text), width))
+    found: list[int] = []
+    position, end = 0, len(text)
+    while position < end:
+        if text.find("\n", position, position + width) >= 0:
+            position += width
+            continue
+        i = bisect_right(starts, position) - 1
+        if len(lines.lines[i]) > room:
+            found.append(i)
+        after = starts[i + 1]
+        position = max(position + width, -(-after // width) * width)
+    return found
 
 
 def _uncut_lines_note(lines: Lines, spans: Sequence[Span], room: int) -> list[str]:
     """A note for omitted lines each longer than the whole budget: rule 2 keeps lines whole, so
     without a line cap they can only ever be a marker; say so and how to see part of them."""
-    if not _may_have_line_longer(lines.text, room) or max(map(len, lines.lines)) <= room:
+    longs = long_lines(lines, room)
+    if not longs:
         return []
+    omitted = [span for span in spans if span.kind == "omitted"]
+    firsts = [span.start for span in omitted]
     too_long = 0
     longest, where = 0, 0
-    for span in spans:
-        if span.kind != "omitted" or lines.span_chars(span.start, span.end) <= room:
+    for i in longs:
+        k = bisect_right(firsts, i) - 1
+        if k < 0 or i >= omitted[k].end:
             continue
-        for i in range(span.start, span.end):
-            length = len(lines.lines[i])
-            if length > room:
-                too_long += 1
-                if length > longest:
-                    longest, where = length, i
+        too_long += 1
+        if len(lines.lines[i]) > longest:
+            longest, where = len(lines.lines[i]), i
     if not too_long:
         return []
     if too_long == 1:
