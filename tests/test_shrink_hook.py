@@ -109,7 +109,7 @@ def test_failed_write_is_logged_and_degrades(
         out = on_tool_result(ToolResult(PYTEST, tool="bash"), config)
     assert out.truncated is True and out.output_path is None
     assert isinstance(out.llm_content, str) and len(out.llm_content) <= 2000
-    assert "could not save the full output" in caplog.text
+    assert "could not save the full output" in caplog.text and str(blocker) in caplog.text
 
 
 def test_several_text_parts_share_the_budget(tmp_path: Path) -> None:

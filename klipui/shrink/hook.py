@@ -225,8 +225,8 @@ def on_tool_result(result: ToolResult, config: HookConfig | None = None) -> Tool
         out = shrink(
             text, hint, budget, spill=store, only=config.only, disable=config.disable, extra=extra
         )
-        if out.reduced and out.locator is None and store is not None:
-            log.warning("could not save the full output: %s", out.note)
+        if out.spill_error and store is not None:
+            log.warning("could not save the full output in %s: %s", store.dir, out.spill_error)
         if out.locator and store is not None and output_path is None:
             output_path = str(store.path_for(out.locator))
         new_texts.append(out.content)
