@@ -13,81 +13,14 @@ index in `data["origins"]`; `record_indexes` gives them back, and raising writes
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from datetime import datetime
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from klipui.session.blocks import first_line as first_line
-from klipui.session.model import Event, Session
+from klipui.session.model import Event
 
 ORIGINS = "origins"
 """`data` key listing every record index of an event made from several records."""
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: lowering allocates many small objects next to a
-    large decoded file, and collections that walk that file cost a third of the lowering time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def iso_ms(value: Any, cache: dict[str, int | None] | None = None) -> int | None:
-    """Epoch milliseconds of an ISO 8601 UTC time ("...Z" or with an offset), else None."""
-    if not isinstance(value, str) or not value:
-        return None
-    if cache is not None and value in cache:
-        return cache[value]
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        result = None
-    else:
-        result = int(moment.timestamp() * 1000) if moment.tzinfo is not None else None
-    if cache is not None:
-        cache[value] = result
-    return result
-
-
-def json_text(value: Any) -> str:
-    """`value` as compact JSON text (a string is returned unchanged)."""
-    if isinstance(value, str):
-        return value
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return str(value)
-
-
-def base64_size(data: Any) -> int:
-    """Bytes a base64 string decodes to (0 when it is not a string)."""
-    if not isinstance(data, str):
-        return 0
-    body = data.rstrip()
-    padding = len(body) - len(body.rstrip("="))
-    return max(0, len(body) * 3 // 4 - padding)
-
-
-def data_url_image(url: Any) -> dict[str, Any]:
-    """An image block for a `data:` URL (media type, decoded size) or a plain URL."""
-    if not isinstance(url, str):
-        return {"type": "image", "mediaType": "", "size": 0}
-    if url.startswith("data:"):
-        head, _, payload = url.partition(",")
-        media = head[5:].split(";", 1)[0]
-        size = base64_size(payload) if ";base64" in head else len(payload)
-        return {"type": "image", "mediaType": media, "size": size}
-    return {"type": "image", "mediaType": "", "size": 0, "url": url}
 
 
 def project_name(cwd: str) -> str:
@@ -109,32 +42,6 @@ def kept_records(events: Iterable[Event]) -> list[int]:
     for event in events:
         kept.update(record_indexes(event))
     return sorted(kept)
-
-
-def raw_lines(session: Session, indexes: Sequence[int]) -> dict[int, bytes]:
-    """The exact bytes (no newline) of the records at `indexes`: through `Session.record_bytes`
-    for a session opened from its file (ValueError when the file changed since), else read
-    from `session.path` directly."""
-    out: dict[int, bytes] = {}
-    if not indexes:
-        return out
-    if session.raw is not None or session.source_stat is not None:
-        return {index: session.record_bytes(index) for index in indexes}
-    records = session.records
-    if session.compression:
-        from klipui.session.jsonl import read_bytes
-
-        data = read_bytes(Path(session.path))[0]
-        for index in indexes:
-            record = records[index]
-            out[index] = data[record.offset : record.offset + record.length]
-        return out
-    with Path(session.path).open("rb") as handle:
-        for index in indexes:
-            record = records[index]
-            handle.seek(record.offset)
-            out[index] = handle.read(record.length)
-    return out
 
 
 class EventBuilder:

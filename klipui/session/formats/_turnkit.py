@@ -2,22 +2,16 @@
 
 `EventLog` appends events with contiguous seqs, wraps turns in synthetic `turn/start` /
 `turn/end` events (origin None), numbers steps, and resolves tool results to the seq of their
-`tool/call`. The other helpers turn native values (ISO times, base64 images, arguments) into
-the lowered shapes of the contract in `klipui.session.formats`.
+`tool/call`. Native values are turned into lowered shapes by `klipui.session.formats._values`.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterator, Sequence
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-import orjson
-
-from klipui.session.model import Event, Record, Session
+from klipui.session.formats._values import iso_ms
+from klipui.session.model import Event
 
 _STOP_REASONS = {
     "aborted": "aborted",
@@ -27,63 +21,13 @@ _STOP_REASONS = {
 }
 
 
-def iso_to_ms(value: Any) -> int | None:
-    """Epoch milliseconds of an ISO 8601 time string (None when it is not one)."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        return None
-    return int(moment.timestamp() * 1000)
-
-
 def as_ms(value: Any) -> int | None:
     """Epoch milliseconds from a number (ms) or an ISO string."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
         return int(value)
-    return iso_to_ms(value)
-
-
-def json_text(value: Any) -> str:
-    """`value` as a compact JSON string (a string stays as it is)."""
-    if isinstance(value, str):
-        return value
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return str(value)
-
-
-def base64_size(data: Any) -> int:
-    """Bytes that a base64 string decodes to (0 when it is not a string)."""
-    if not isinstance(data, str):
-        return 0
-    body = data.strip()
-    padding = len(body) - len(body.rstrip("="))
-    return max(0, len(body) * 3 // 4 - padding)
-
-
-def data_url_image(url: str) -> dict[str, Any]:
-    """An image block for a `data:` URL or a plain URL."""
-    if url.startswith("data:"):
-        head, _, payload = url.partition(",")
-        media = head[5:].split(";", 1)[0] or "application/octet-stream"
-        size = base64_size(payload) if ";base64" in head else len(payload)
-        return {"type": "image", "mediaType": media, "size": size}
-    return {"type": "image", "mediaType": "", "size": 0, "url": url}
-
-
-def decoded_size(data: str) -> int:
-    """Exact decoded size of base64 `data` when it decodes, else the estimate."""
-    try:
-        return len(base64.b64decode(data, validate=False))
-    except (binascii.Error, ValueError):
-        return base64_size(data)
+    return iso_ms(value)
 
 
 def text_blocks(content: Any) -> list[dict[str, Any]]:
@@ -269,10 +213,6 @@ class EventLog:
         sources = [call_seq] if call_seq is not None else None
         return self.add("tool/result", data, time=time, origin=origin, sources=sources)
 
-    def call_seq(self, call_id: str) -> int | None:
-        """Seq of the latest `tool/call` with this id."""
-        return self._calls.get(call_id)
-
     def finish(self) -> list[Event]:
         """Close the last turn when it looks finished, and return the events."""
         self._close(self._last_time, final=True)
@@ -294,23 +234,6 @@ class EventLog:
         if kind == "error" and self._stop_detail:
             reason["error"] = {"message": self._stop_detail}
         self.add("turn/end", {"turn": self.turn, "reason": reason}, time=time, origin=None)
-
-
-def read_raw_lines(session: Session, indexes: Sequence[int]) -> dict[int, bytes]:
-    """The exact bytes of the records at `indexes` (no newline): through `Session.record_bytes`
-    for a session from `open_session`, else read from the file at the records' offsets."""
-    wanted = sorted(set(indexes))
-    if not wanted:
-        return {}
-    if session.raw is not None or session.source_stat is not None:
-        return {index: session.record_bytes(index) for index in wanted}
-    out: dict[int, bytes] = {}
-    with Path(session.path).open("rb") as handle:
-        for index in wanted:
-            record: Record = session.records[index]
-            handle.seek(record.offset)
-            out[index] = handle.read(record.length)
-    return out
 
 
 def first_seen_origins(events: Sequence[Event]) -> Iterator[int]:

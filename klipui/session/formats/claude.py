@@ -41,18 +41,10 @@ from typing import Any
 
 import orjson
 
-from klipui.session.formats._native import (
-    ORIGINS,
-    EventBuilder,
-    base64_size,
-    first_line,
-    gc_paused,
-    iso_ms,
-    json_text,
-    kept_records,
-    project_name,
-    raw_lines,
-)
+from klipui.session.blocks import first_line
+from klipui.session.formats._native import ORIGINS, EventBuilder, kept_records, project_name
+from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines
+from klipui.session.jsonl import paused_gc
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -635,7 +627,7 @@ class _Lowerer:
 
 def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
     """Lower Claude Code lines to events and turns."""
-    with gc_paused():
+    with paused_gc():
         lowerer = _Lowerer(Path(path), records)
         events = lowerer.run()
         turns = build_turns(events)

@@ -37,18 +37,10 @@ from typing import Any
 
 import orjson
 
-from klipui.session.formats._native import (
-    ORIGINS,
-    EventBuilder,
-    data_url_image,
-    first_line,
-    gc_paused,
-    iso_ms,
-    json_text,
-    kept_records,
-    project_name,
-    raw_lines,
-)
+from klipui.session.blocks import first_line
+from klipui.session.formats._native import ORIGINS, EventBuilder, kept_records, project_name
+from klipui.session.formats._values import data_url_image, iso_ms, json_text, raw_lines
+from klipui.session.jsonl import paused_gc
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -379,7 +371,7 @@ def _parent(meta: dict[str, Any]) -> str | None:
 
 def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
     """Lower rollout lines to events and turns."""
-    with gc_paused():
+    with paused_gc():
         lowerer = _Lowerer(records)
         events = lowerer.run()
         turns = build_turns(events)

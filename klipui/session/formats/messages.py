@@ -32,16 +32,8 @@ from typing import Any
 
 import orjson
 
-from klipui.session.formats._turnkit import (
-    EventLog,
-    as_ms,
-    base64_size,
-    data_url_image,
-    first_seen_origins,
-    json_text,
-    read_raw_lines,
-    text_blocks,
-)
+from klipui.session.formats._turnkit import EventLog, as_ms, first_seen_origins, text_blocks
+from klipui.session.formats._values import base64_size, data_url_image, json_text, raw_lines
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -88,7 +80,9 @@ def _image_block(block: dict[str, Any]) -> dict[str, Any]:
     if block.get("type") == "image_url":
         image = block.get("image_url")
         url = image.get("url") if isinstance(image, dict) else image
-        return data_url_image(url if isinstance(url, str) else "")
+        return data_url_image(
+            url if isinstance(url, str) else "", default_media="application/octet-stream"
+        )
     source = block.get("source") if isinstance(block.get("source"), dict) else {}
     if source.get("type") == "url":
         return {"type": "image", "mediaType": "", "size": 0, "url": source.get("url", "")}
@@ -328,7 +322,7 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
     kept = _parts(events)
     full = _parts(session.events)
     whole = [i for i in order if kept[i] == full.get(i, kept[i])]
-    raw = read_raw_lines(session, whole)
+    raw = raw_lines(session, whole)
     whole_set = set(whole)
     for index in order:
         if index in whole_set:

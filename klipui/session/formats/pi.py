@@ -36,16 +36,8 @@ from typing import Any
 
 import orjson
 
-from klipui.session.formats._turnkit import (
-    EventLog,
-    as_ms,
-    base64_size,
-    first_seen_origins,
-    iso_to_ms,
-    json_text,
-    read_raw_lines,
-    text_blocks,
-)
+from klipui.session.formats._turnkit import EventLog, as_ms, first_seen_origins, text_blocks
+from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -170,7 +162,7 @@ class _Lowering:
         value = record.value
         kind = value.get("type")
         entry_id = value.get("id") if isinstance(value.get("id"), str) else f"L{record.line}"
-        time = iso_to_ms(value.get("timestamp"))
+        time = iso_ms(value.get("timestamp"))
         log = self.log
         if not on_branch:
             log.add("pi/off-branch", value, time=time, origin=index, ignorable=True)
@@ -339,7 +331,7 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
             ]
             first_prompt = _title_from("\n".join(texts))
     stat = path.stat()
-    started = iso_to_ms(header.get("timestamp"))
+    started = iso_ms(header.get("timestamp"))
     cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
     return SessionInfo(
         path=path,
@@ -365,7 +357,7 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
     wanted = list(kept)
     if header_index is not None:
         wanted.append(header_index)
-    raw = read_raw_lines(session, wanted)
+    raw = raw_lines(session, wanted)
     if session.header is not None:
         if header_index is not None and session.header == records[header_index].value:
             yield raw[header_index]

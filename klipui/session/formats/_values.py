@@ -1,0 +1,92 @@
+"""Native values in the lowered shapes every adapter shares.
+
+ISO times to epoch milliseconds, tool arguments to JSON text, base64 and `data:` URL images to
+image blocks, and the exact bytes of the records a raised session writes back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from klipui.session.jsonl import read_bytes
+from klipui.session.model import Session
+
+
+def iso_ms(value: Any, cache: dict[str, int | None] | None = None) -> int | None:
+    """Epoch milliseconds of an ISO 8601 time with a zone ("...Z" or an offset), else None;
+    `cache` remembers strings already converted (lowering sees the same stamp many times)."""
+    if not isinstance(value, str) or not value:
+        return None
+    if cache is not None and value in cache:
+        return cache[value]
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        result = None
+    else:
+        result = int(moment.timestamp() * 1000) if moment.tzinfo is not None else None
+    if cache is not None:
+        cache[value] = result
+    return result
+
+
+def json_text(value: Any) -> str:
+    """`value` as compact JSON text (a string is returned unchanged)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return str(value)
+
+
+def base64_size(data: Any) -> int:
+    """Bytes a base64 string decodes to (0 when it is not a string)."""
+    if not isinstance(data, str):
+        return 0
+    body = data.strip()
+    padding = len(body) - len(body.rstrip("="))
+    return max(0, len(body) * 3 // 4 - padding)
+
+
+def data_url_image(url: Any, *, default_media: str = "") -> dict[str, Any]:
+    """An image block for a `data:` URL (media type, decoded size; `default_media` when the URL
+    names none) or a plain URL."""
+    if not isinstance(url, str):
+        return {"type": "image", "mediaType": "", "size": 0}
+    if url.startswith("data:"):
+        head, _, payload = url.partition(",")
+        media = head[5:].split(";", 1)[0] or default_media
+        size = base64_size(payload) if ";base64" in head else len(payload)
+        return {"type": "image", "mediaType": media, "size": size}
+    return {"type": "image", "mediaType": "", "size": 0, "url": url}
+
+
+def raw_lines(session: Session, indexes: Sequence[int]) -> dict[int, bytes]:
+    """The exact bytes (no newline) of the records at `indexes`: through `Session.record_bytes`
+    for a session opened from its file (ValueError when the file changed since), else read
+    from `session.path` directly."""
+    wanted = sorted(set(indexes))
+    if not wanted:
+        return {}
+    if session.raw is not None or session.source_stat is not None:
+        return {index: session.record_bytes(index) for index in wanted}
+    records = session.records
+    out: dict[int, bytes] = {}
+    if session.compression:
+        data = read_bytes(Path(session.path))[0]
+        for index in wanted:
+            record = records[index]
+            out[index] = data[record.offset : record.offset + record.length]
+        return out
+    with Path(session.path).open("rb") as handle:
+        for index in wanted:
+            record = records[index]
+            handle.seek(record.offset)
+            out[index] = handle.read(record.length)
+    return out
