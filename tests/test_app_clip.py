@@ -150,3 +150,95 @@ async def test_preview_title_is_the_title_written(tmp_path: Path) -> None:
         written = orjson.loads(clip.plan.lines[0])["summary"]
         assert written.startswith("KLIP ")
         assert written in str(clip.query_one("#clip-summary").render())
+
+
+async def test_preview_lists_unfinished_turns_and_includes_the_open_one_on_u(
+    tmp_path: Path,
+) -> None:
+    """Interrupted turns are kept and listed with how they ended; the never-ended last turn is
+    left out until `u` plans with it."""
+    (parent,) = copy_samples(tmp_path, ["claude-code/ccl_edge_cases.jsonl"])
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _session(pilot, app)
+        count = len(screen.session.turns)
+        await pilot.press("a")
+        clip = await _preview(pilot, app)
+        plan = clip.plan
+        assert plan is not None
+        assert plan.left_open == [count]
+        assert plan.unfinished and set(plan.unfinished.values()) == {"interrupted"}
+        summary = str(clip.query_one("#clip-summary").render())
+        assert f"{len(plan.turns)} of {plan.turn_count} turns" in summary
+        assert "completed turns" not in summary
+        assert "left out" in summary
+        rows = [str(r) for r in clip.query_one("#clip-details").source.rows]
+        for turn, how in plan.unfinished.items():
+            assert any(f"turn {turn} ended: {how}" in r for r in rows)
+        assert any(f"turn {count} never ended" in r and "u includes it" in r for r in rows)
+        await pilot.press("u")
+        await wait_for(pilot, lambda: clip.plan is not None)
+        assert clip.plan.left_open == []
+        assert count in clip.plan.turns and clip.plan.unfinished[count] == "open"
+        assert "unfinished last turn included" in str(clip.query_one("#clip-summary").render())
+        await pilot.press("u")
+        await wait_for(pilot, lambda: clip.plan is not None)
+        assert clip.plan.left_open == [count] and count not in clip.plan.turns
+
+
+async def test_unfinished_key_is_in_footer_palette_and_help(tmp_path: Path) -> None:
+    from klipui.app import context_actions
+    from klipui.screens.help import help_markdown
+
+    (parent,) = copy_samples(tmp_path, ["claude-code/ccl_edge_cases.jsonl"])
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _session(pilot, app)
+        await pilot.press("a")
+        clip = await _preview(pilot, app)
+        actions = [a for _, _, _, a in context_actions(clip)]
+        assert "toggle_unfinished" in actions
+        assert "`u` Unfinished turn" in help_markdown(clip, clip.focused)
+        await pilot.pause()
+        footer_keys = [key.key for key in clip.query("FooterKey")]
+        assert "u" in footer_keys
+
+
+async def test_codex_child_preview_says_the_format_stores_no_title(tmp_path: Path) -> None:
+    from klipui.screens.clip import NO_TITLE
+
+    (parent,) = copy_samples(
+        tmp_path,
+        [
+            "codex/ccl_synthetic_rollout-2026-01-02T03-04-05-11111111-1111-4111-8111"
+            "-111111111111.jsonl"
+        ],
+    )
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _session(pilot, app)
+        await pilot.press("a")
+        clip = await _preview(pilot, app)
+        assert clip.plan is not None and clip.plan.child_title is None
+        assert NO_TITLE in str(clip.query_one("#clip-summary").render())
+
+
+async def test_dsh_demo_child_goes_inside_its_own_folder(sealed_home: Path) -> None:
+    from klipui.demo import SESSIONS, demo_paths
+
+    demo = next(p for p in demo_paths() if "/dsh/" in str(p))
+    before = sorted(SESSIONS.rglob("*"))
+    app = make_app(demo, open_first=demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _session(pilot, app)
+        await pilot.press("space")
+        clip = await _preview(pilot, app)
+        plan = clip.plan
+        assert plan is not None
+        clips = sealed_home / ".local/share/klipui/demo-clips"
+        assert plan.path == clips / plan.child_id / "session.jsonl"
+        await pilot.press("w")
+        await settle(pilot, app)
+        await wait_for(pilot, lambda: plan.path.exists())
+        assert not (clips / "session.jsonl").exists()
+    assert sorted(SESSIONS.rglob("*")) == before

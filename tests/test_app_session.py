@@ -328,3 +328,40 @@ async def test_rewound_branch_is_marked_and_shown_folded() -> None:
         branches = [b for b in view.document.blocks if b.kind == "branch"]
         assert branches and all(b.collapsed for b in branches)
         assert "rewound branch" in branches[0].header.plain
+
+
+async def test_unfinished_turns_say_how_they_ended_and_what_a_clip_does() -> None:
+    """⊘ for a turn that ended without completing (its reason in the events header, kept by a
+    clip); … only for the never-ended last turn (left out of a clip by default)."""
+    from klipui.screens.help import help_markdown
+
+    path = SAMPLES / "claude-code" / "ccl_edge_cases.jsonl"
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app, path)
+        turns = screen.query_one(TurnList)
+        view = screen.query_one(EventView)
+        count = len(turns.turns)
+        interrupted = [n for n, how in sorted(turns.endings.items()) if how == "interrupted"]
+        assert interrupted and count not in interrupted
+        assert turns.endings[count] == "left open"
+        assert all(t.completed for t in turns.turns if t.number not in turns.endings)
+        width = turns.scrollable_content_region.width
+        for turn in turns.turns:
+            row = "".join(s.text for s in turns._row(turn, False, width))
+            assert ("⊘" in row) == (turn.number in interrupted)
+            assert ("…" in row[-4:]) == (turn.number == count)
+        await pilot.press(*["down"] * (interrupted[0] - 1))
+        await wait_for(pilot, lambda: view.document.blocks[0].kind == "ending")
+        header = view.document.blocks[0].header.plain
+        assert "interrupted" in header and "a clip keeps it" in header
+        assert "drop" not in header
+        assert view.document.blocks[view.document.current].kind != "ending"
+        await pilot.press("end")
+        await wait_for(pilot, lambda: "never ended" in view.document.blocks[0].header.plain)
+        assert "leaves it out" in view.document.blocks[0].header.plain
+        await pilot.press("home")
+        await wait_for(pilot, lambda: view.document.blocks[0].kind == "prompt")
+        legend = help_markdown(screen, turns)
+        for word in ("aborted", "interrupted", "error", "max-tokens", "a clip keeps it"):
+            assert word in legend

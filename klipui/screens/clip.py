@@ -15,6 +15,7 @@ from textual.widgets import Footer, LoadingIndicator, Static
 
 from klipui.klip import KInterval
 from klipui.session.model import Session, SessionInfo
+from klipui.widgets.clean import clean_line
 from klipui.widgets.line_view import LineView, TextRows
 
 if TYPE_CHECKING:
@@ -22,23 +23,8 @@ if TYPE_CHECKING:
     from klipui.klip.child import ChildPlan
 
 
-def written_title(plan: ChildPlan) -> str | None:
-    """The title line the child will carry, read from its own lines (what is written)."""
-    import orjson
-
-    for line in plan.lines[:200]:
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(value, dict):
-            continue
-        if value.get("type") == "summary" and isinstance(value.get("summary"), str):
-            return str(value["summary"])
-        data = value.get("data")
-        if value.get("type") == "session/title" and isinstance(data, dict):
-            return str(data.get("title"))
-    return f"KLIP {plan.title}" if plan.title else None
+NO_TITLE = "(no title line: this format stores none; its agent shows the first prompt)"
+"""What the preview says for a child of a format without a title (Codex, generic messages)."""
 
 
 def is_demo(path: Path) -> bool:
@@ -59,11 +45,33 @@ def demo_children_dir() -> Path:
 
 
 def report_rows(plan: ChildPlan, session: Session) -> list[Text]:
-    """The clip report, one row a fact: turns old → new, dropped events with their rule."""
+    """The clip report, one row a fact: turns old → new (with how the unfinished ones ended),
+    the unfinished last turn left out, dropped events with their rule, validation."""
     rows: list[Text] = [Text("Turns kept (old → new)", style="bold")]
     prompts = {t.number: t.prompt for t in session.turns}
     for old, new in plan.turns.items():
-        rows.append(Text(f"  {old:>5} → {new:<5} {prompts.get(old, '')}"))
+        ended = plan.unfinished.get(old)
+        row = Text(f"  {old:>5} → {new:<5} ")
+        if ended is not None:
+            row.append(f"⊘ {ended} ", style="yellow")
+        row.append(clean_line(prompts.get(old, "")))
+        rows.append(row)
+    if plan.unfinished:
+        rows.append(Text(""))
+        rows.append(Text("Kept turns that did not complete (kept as they are)", style="bold"))
+        for turn, ended in plan.unfinished.items():
+            how = "never ended" if ended == "open" else f"ended: {ended}"
+            rows.append(Text(f"  turn {turn} {how}", style="yellow"))
+    if plan.left_open:
+        rows.append(Text(""))
+        rows.append(Text("Left out: the unfinished last turn", style="bold"))
+        listed = ", ".join(str(t) for t in plan.left_open)
+        rows.append(
+            Text(
+                f"  turn {listed} never ended (still running, or stopped mid-turn); u includes it",
+                style="yellow",
+            )
+        )
     rows.append(Text(""))
     rows.append(
         Text(
@@ -99,12 +107,15 @@ class ClipScreen(Screen[None]):
     BINDING_GROUP_TITLE = "Clip preview"
     HELP = (
         "The child session the selected turns make, before anything is written: the turns kept "
-        "with their new numbers, the events a rule removes with them, validation, and the file. "
-        "`w` writes it (atomically, never over a file) and opens it; `F` writes an invalid child "
-        "anyway; Escape goes back."
+        "with their new numbers (a turn that ended without completing, e.g. aborted, is kept as "
+        "it is and listed with how it ended), the events a rule removes with them, validation, "
+        "and the file. An unfinished last turn (never ended) is left out; `u` includes it. `w` "
+        "writes the child (atomically, never over a file) and opens it; `F` writes an invalid "
+        "child anyway; Escape goes back."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("w", "write", "Write child"),
+        Binding("u", "toggle_unfinished", "Unfinished turn"),
         Binding("F", "write(True)", "Force write", show=False),
         Binding("escape,q", "back", "Back"),
     ]
@@ -118,6 +129,8 @@ class ClipScreen(Screen[None]):
         self.plan: ChildPlan | None = None
         self.error: str | None = None
         self.written: Path | None = None
+        self.include_unfinished = False
+        """Plan with the unfinished last turn (never ended) selectable too."""
 
     @property
     def klipui(self) -> KlipuiApp:
@@ -144,12 +157,17 @@ class ClipScreen(Screen[None]):
         now = self.now
         if now is None and self.klipui.fixed_now is not None:
             now = datetime.fromtimestamp(self.klipui.fixed_now, UTC)
+        # never write into the installed package: demo children go to the user's data folder,
+        # under their normal name (a dsh store child keeps its `<id>/` folder)
+        out = f"{demo_children_dir()}/" if is_demo(self.session.path) else None
         try:
-            plan = plan_child(self.session, self.selection, now=now)
-            if is_demo(self.session.path):
-                # never write into the installed package: demo children go to the user's data
-                out = demo_children_dir() / plan.path.name
-                plan = plan_child(self.session, self.selection, now=now, out=out)
+            plan = plan_child(
+                self.session,
+                self.selection,
+                now=now,
+                out=out,
+                include_unfinished=self.include_unfinished,
+            )
         except (ClipError, KIntervalError) as error:
             self.app.call_from_thread(self._failed, str(error))
             return
@@ -177,7 +195,7 @@ class ClipScreen(Screen[None]):
         plan = self.plan
         if plan is None:
             return
-        title = written_title(plan) or "(the child carries no title line)"
+        title = plan.child_title or NO_TITLE
         if plan.ok:
             verdict = Text("✓ valid", style="bold green")
         else:
@@ -191,13 +209,42 @@ class ClipScreen(Screen[None]):
         summary = Text.assemble(
             (title, "bold"),
             f"\n{plan.format} · selection {plan.selection} · {len(plan.turns)} of "
-            f"{plan.turn_count} completed turns · {plan.kept_events:,} events · "
-            f"{plan.size:,} bytes\n",
+            f"{plan.turn_count} turns{self._unfinished_note(plan)} · "
+            f"{plan.kept_events:,} events · {plan.size:,} bytes\n",
             verdict,
             "\n",
             state,
         )
         self.query_one("#clip-summary", Static).update(summary)
+
+    def _unfinished_note(self, plan: ChildPlan) -> str:
+        """What the turn count says about unfinished turns, in a few words."""
+        parts = []
+        if plan.unfinished:
+            parts.append(f"{len(plan.unfinished)} did not complete")
+        if plan.left_open:
+            parts.append("unfinished last turn left out (u)")
+        elif self.include_unfinished:
+            parts.append("unfinished last turn included")
+        return f" ({'; '.join(parts)})" if parts else ""
+
+    def action_toggle_unfinished(self) -> None:
+        """Plan again with or without the unfinished last turn."""
+        if self.written is not None:
+            return
+        if not self.include_unfinished and (self.plan is None or not self.plan.left_open):
+            self.notify("No unfinished last turn: every turn of this session ended.")
+            return
+        self.include_unfinished = not self.include_unfinished
+        if self.include_unfinished and self.plan is not None:
+            turns = sorted(set(self.turns) | set(self.plan.left_open))
+            self.selection = KInterval.from_turns(turns)
+        else:
+            self.selection = KInterval.from_turns(self.turns)
+        self.plan = None
+        self.query_one("#clip-loading").display = True
+        self.query_one("#clip-summary", Static).update(f"Clipping {self.selection} …")
+        self.make_plan()
 
     def action_write(self, force: bool = False) -> None:
         plan = self.plan

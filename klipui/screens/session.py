@@ -105,6 +105,46 @@ def turn_marks(session: Session) -> dict[int, str]:
     return marks
 
 
+def turn_endings(session: Session) -> dict[int, str]:
+    """How each turn that did not complete ended: its `turn/end` reason ("aborted",
+    "interrupted", "error", "max-tokens", …), "open" when it never ended and a later turn did
+    (a clip keeps it), "left open" when it and every turn after it never ended (a clip leaves
+    them out unless asked)."""
+    endings: dict[int, str] = {}
+    events = session.events
+    last_ended = 0
+    for turn in session.turns:
+        last = events[turn.end - 1] if turn.end > turn.start else None
+        if last is not None and last.type == "turn/end":
+            last_ended = turn.number
+            if not turn.completed:
+                reason = last.data.get("reason") if isinstance(last.data, dict) else None
+                kind = reason.get("kind") if isinstance(reason, dict) else None
+                endings[turn.number] = str(kind or "unknown")
+        elif not turn.completed:
+            endings[turn.number] = "open"
+    for number, how in endings.items():
+        if how == "open" and number > last_ended:
+            endings[number] = LEFT_OPEN
+    return endings
+
+
+LEFT_OPEN = "left open"
+"""The ending of a turn after the session's last ended turn: never ended, out of a clip."""
+
+
+def ending_note(how: str) -> str:
+    """One line on how a turn that did not complete ended, and what a clip does with it."""
+    if how == LEFT_OPEN:
+        return (
+            "… this turn never ended (still running, or stopped mid-turn): a clip leaves it out "
+            "unless you include it (u in the clip preview)"
+        )
+    if how == "open":
+        return "⊘ this turn never ended (the next prompt came first): a clip keeps it as it is"
+    return f"⊘ this turn ended without completing: {how}; a clip keeps it as it is"
+
+
 class SessionScreen(Screen[None]):
     """One session: turns on the left, the current turn's events on the right."""
 
@@ -204,13 +244,13 @@ class SessionScreen(Screen[None]):
         turns = self.query_one(TurnList)
         if was_partial:  # the whole file replaces its head: keep the place and the selection
             cursor, selected = turns.cursor, set(turns.selected)
-            turns.set_turns(session.turns, marks)
+            turns.set_turns(session.turns, marks, turn_endings(session))
             turns.selected = {n for n in selected if n <= len(session.turns)}
             turns.cursor = min(cursor, max(0, len(session.turns) - 1))
             turns.refresh()
             self._update_info()
         else:
-            turns.set_turns(session.turns, marks)
+            turns.set_turns(session.turns, marks, turn_endings(session))
             self._update_info()
             if session.turns:
                 self.show_turn(1)
@@ -276,7 +316,9 @@ class SessionScreen(Screen[None]):
             return
         turn = session.turns[number - 1]
         view = self.query_one(EventView)
-        view.show_turn(session, turn.start, turn.end, self.show_all)
+        how = self.query_one(TurnList).endings.get(number)
+        note = ending_note(how) if how is not None else None
+        view.show_turn(session, turn.start, turn.end, self.show_all, note=note)
         if self._focus_error:
             self._focus_error = False
             view.next_error_block(from_start=True)

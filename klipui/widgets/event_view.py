@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from rich.console import Console
 from rich.style import Style
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
@@ -96,12 +97,23 @@ class EventView(LineView):
     def styles_map(self) -> dict[str, Style]:
         return {name: self.get_component_rich_style(f"event-view--{name}") for name in STYLE_NAMES}
 
-    def show_turn(self, session: Session, start: int, end: int, show_all: bool = False) -> None:
-        """Show `session.events[start:end]`."""
+    def show_turn(
+        self,
+        session: Session,
+        start: int,
+        end: int,
+        show_all: bool = False,
+        note: str | None = None,
+    ) -> None:
+        """Show `session.events[start:end]`, under a header line `note` when given."""
         console: Console = self.app.console
         styles = self.styles_map()
         blocks = build_blocks(session, start, end, console, styles, show_all)
+        if note is not None:
+            blocks.insert(0, Block("ending", start, Text(note, styles["image"])))
         self.document = EventDocument(blocks, styles, console)
+        if note is not None and len(blocks) > 1:
+            self.document.current = 1  # the note heads the turn; the cursor starts on its prompt
         self.set_source(self.document)
         self.post_message(self.BlockChanged(self.current_block))
 

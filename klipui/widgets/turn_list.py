@@ -21,7 +21,7 @@ from klipui.widgets.format import human_count
 
 MARK_CELLS = 3
 """Cells for the marks column (✗ failed tool, ◆ compaction, ⑂ sidechain, ⎇ rewound branch,
-… unfinished)."""
+⊘ ended without completing, … never ended)."""
 
 
 class TurnList(ScrollView, can_focus=True):
@@ -31,7 +31,10 @@ class TurnList(ScrollView, can_focus=True):
     HELP = (
         "One row a turn: number, first line of the prompt, tool calls (⚙), token estimate and "
         "marks: ✗ a tool failed, ◆ compaction, ⑂ sidechain, ⎇ a rewound branch (folded in "
-        "the events), … unfinished. Selected turns show ●."
+        "the events), ⊘ ended without completing (aborted, interrupted, error, max-tokens: the "
+        "events say which; a clip keeps it as it is), … the unfinished last turn, never ended "
+        "(a clip leaves it out unless included with `u` in the clip preview). Selected turns "
+        "show ●."
     )
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "turn-list--cursor",
@@ -85,6 +88,8 @@ class TurnList(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.turns: list[Turn] = []
         self.marks: dict[int, str] = {}
+        self.endings: dict[int, str] = {}
+        """Turn number → how a turn that did not complete ended (see `turn_endings`)."""
         self.selected: set[int] = set()
         self._anchor: int | None = None
         self._base: set[int] = set()
@@ -101,9 +106,15 @@ class TurnList(ScrollView, can_focus=True):
             self._base_style = self.rich_style
         return self._base_style
 
-    def set_turns(self, turns: list[Turn], marks: dict[int, str] | None = None) -> None:
+    def set_turns(
+        self,
+        turns: list[Turn],
+        marks: dict[int, str] | None = None,
+        endings: dict[int, str] | None = None,
+    ) -> None:
         self.turns = turns
         self.marks = marks or {}
+        self.endings = endings or {}
         self.selected.clear()
         self._anchor = None
         self.virtual_size = Size(self.size.width, len(turns))
@@ -135,8 +146,9 @@ class TurnList(ScrollView, can_focus=True):
         dim = self.get_component_rich_style("turn-list--dim")
         digits = len(str(len(self.turns)))
         marks = ("✗" if turn.errors else "") + self.marks.get(turn.number, "")
-        if not turn.completed:
-            marks += "…"
+        ending = self.endings.get(turn.number)
+        if ending is not None:
+            marks += "…" if ending == "left open" else "⊘"
         calls = f"⚙{turn.tool_calls}" if turn.tool_calls else ""
         tail = Text.assemble(
             (f" {calls:>4}", dim),
