@@ -140,11 +140,6 @@ def marker_length(chars: int, lines: int, label: str = "") -> int:
     return length + (len(label) + 3 if label else 0)
 
 
-def is_marker(line: str) -> bool:
-    """True for a line written by `marker`."""
-    return line.startswith("... ") and " omitted ..." in line
-
-
 def _glued(before: str, after: str) -> bool:
     """True when a cut between these two characters would split one visible character."""
     a, b = ord(before), ord(after)

@@ -32,8 +32,6 @@ _FUNCTION = re.compile(
     r"(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?"
     r"(?:def|function|fn|func|sub|proc|type)\b"
 )
-_FUNCTION_WORDS = ("def", "function", "fn", "func", "sub", "proc", "type")
-_CONSTANT = re.compile(r"(?:__\w+__|[A-Z][A-Z0-9_]+)\s*(?::[^=]*)?=")
 _READ_TOOLS = ("read", "cat", "view", "open")
 
 
