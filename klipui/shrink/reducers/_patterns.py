@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
@@ -160,6 +161,21 @@ def _split_plain(text: str) -> list[str]:
 def command_matches(hint_command: str | None, pattern: re.Pattern[str]) -> bool:
     """Whether the hint's command looks like the tools `pattern` names."""
     return bool(hint_command) and pattern.search(hint_command or "") is not None
+
+
+class Marks(dict[int, int]):
+    """Line index → priority, for `Fitter.add_marks`; a line keeps the highest it was given."""
+
+    __slots__ = ()
+
+    def mark(self, i: int, p: int) -> None:
+        """Give line `i` priority `p` unless it already has a higher one."""
+        if self.get(i, -1) < p:
+            self[i] = p
+
+
+Mark = Callable[[int, int], None]
+"""`Marks.mark` as handed to a reducer's helpers."""
 
 
 @dataclass(slots=True)

@@ -18,6 +18,8 @@ from klipui.shrink.reducers._patterns import (
     TOP,
     Fitter,
     Lines,
+    Mark,
+    Marks,
     command_matches,
     finish,
     line_regex,
@@ -118,11 +120,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     n = len(lines)
     if n == 0:
         return None
-    priority: dict[int, int] = {}
-
-    def mark(i: int, p: int) -> None:
-        if priority.get(i, -1) < p:
-            priority[i] = p
+    priority = Marks()
+    mark = priority.mark
 
     text_lines = lines.lines
     messages: Counter[str] = Counter()
@@ -183,7 +182,7 @@ def _message_key(line: str) -> str:
     return line[m.end() :].strip().removeprefix("- ") if m else line.strip()
 
 
-def _mark_message(lines: list[str], i: int, mark, p: int) -> None:
+def _mark_message(lines: list[str], i: int, mark: Mark, p: int) -> None:
     """The message lines webpack prints under `ERROR in <module>`, up to a blank line."""
     for j in range(i + 1, min(len(lines), i + 12)):
         if not lines[j].strip():
@@ -191,7 +190,7 @@ def _mark_message(lines: list[str], i: int, mark, p: int) -> None:
         mark(j, p if j <= i + 2 else FLOOR)
 
 
-def _mark_frame(lines: list[str], i: int, mark, headline: int) -> None:
+def _mark_frame(lines: list[str], i: int, mark: Mark, headline: int) -> None:
     """The lines right after a diagnostic: `-->` or `file:line:col:` location, code frame, caret."""
     n = len(lines)
     for j in range(i + 1, min(n, i + 10)):

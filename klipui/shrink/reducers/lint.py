@@ -20,6 +20,8 @@ from klipui.shrink.reducers._patterns import (
     TOP,
     Fitter,
     Lines,
+    Mark,
+    Marks,
     command_matches,
     finish,
     line_regex,
@@ -175,11 +177,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if len(diags) < 3:
         return None
     counts: Counter[str] = Counter(d.code for d in diags)
-    priority: dict[int, int] = {}
-
-    def mark(i: int, p: int) -> None:
-        if priority.get(i, -1) < p:
-            priority[i] = p
+    priority = Marks()
+    mark = priority.mark
 
     summary_lines = lines.grep(_SUMMARY_WORDS, _SUMMARY)
     for i in summary_lines:
@@ -288,7 +287,7 @@ def _rust_rule(lines: list[str], start: int, end: int) -> str | None:
     return None
 
 
-def _mark_block(lines: list[str], d: _Diag, p: int, mark) -> None:
+def _mark_block(lines: list[str], d: _Diag, p: int, mark: Mark) -> None:
     """Under a multi-line diagnostic: its first location; for errors, the code frame (labelled
     carets first), then secondary locations and notes."""
     if d.end < 0:

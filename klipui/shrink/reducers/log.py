@@ -20,6 +20,8 @@ from klipui.shrink.reducers._patterns import (
     MID,
     Fitter,
     Lines,
+    Mark,
+    Marks,
     finish,
     is_log_line,
     line_regex,
@@ -98,11 +100,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         return None
     text_lines = lines.lines
     records = lines.hits(LOG_LINE)
-    priority: dict[int, int] = {}
-
-    def mark(i: int, p: int) -> None:
-        if priority.get(i, -1) < p:
-            priority[i] = p
+    priority = Marks()
+    mark = priority.mark
 
     levels: Counter[str] = Counter()
     seen: set[str] = set()
@@ -146,7 +145,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     return finish(fitter.plan(), n)
 
 
-def _mark_continuation(lines: list[str], records: list[int], i: int, first: bool, mark) -> None:
+def _mark_continuation(
+    lines: list[str], records: list[int], i: int, first: bool, mark: Mark
+) -> None:
     """The lines after a record that are not records themselves: its traceback."""
     k = bisect_right(records, i)
     end = records[k] if k < len(records) else len(lines)

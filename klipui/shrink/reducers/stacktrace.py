@@ -19,6 +19,8 @@ from klipui.shrink.reducers._patterns import (
     TOP,
     Fitter,
     Lines,
+    Mark,
+    Marks,
     finish,
     is_log_line,
     line_regex,
@@ -104,11 +106,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if n == 0:
         return None
     text_lines = lines.lines
-    priority: dict[int, int] = {}
-
-    def mark(i: int, p: int) -> None:
-        if priority.get(i, -1) < p:
-            priority[i] = p
+    priority = Marks()
+    mark = priority.mark
 
     headers: list[int] = []
     frames: list[int] = []
@@ -184,7 +183,7 @@ def _foreign(line: str, home: str | None) -> bool:
     return False
 
 
-def _mark_run(lines: list[str], run: list[int], mark, home: str | None) -> None:
+def _mark_run(lines: list[str], run: list[int], mark: Mark, home: str | None) -> None:
     """One trace: user frames (first and last highest), the ends of dependency runs, properties."""
     user = [i for i in run if not _foreign(lines[i], home)]
     for k, i in enumerate(user):
@@ -211,7 +210,7 @@ def _mark_run(lines: list[str], run: list[int], mark, home: str | None) -> None:
             break
 
 
-def _mark_source(lines: list[str], i: int, p: int, mark) -> None:
+def _mark_source(lines: list[str], i: int, p: int, mark: Mark) -> None:
     """The source line (and caret) Python prints under a frame."""
     for j in range(i + 1, min(len(lines), i + 3)):
         line = lines[j]

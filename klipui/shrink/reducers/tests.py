@@ -18,6 +18,8 @@ from klipui.shrink.reducers._patterns import (
     TOP,
     Fitter,
     Lines,
+    Mark,
+    Marks,
     command_matches,
     finish,
     line_regex,
@@ -169,11 +171,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     n = len(lines)
     if n == 0:
         return None
-    priority: dict[int, int] = {}
-
-    def mark(i: int, p: int) -> None:
-        if priority.get(i, -1) < p:
-            priority[i] = p
+    priority = Marks()
+    mark = priority.mark
 
     text_lines = lines.lines
     summary_lines: list[int] = []
@@ -212,7 +211,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     return finish(fitter.plan(), n)
 
 
-def _mark_blocks(lines: Lines, headers: list[tuple[int, str]], stops: list[int], mark) -> None:
+def _mark_blocks(
+    lines: Lines, headers: list[tuple[int, str]], stops: list[int], mark: Mark
+) -> None:
     """Give each line of each failure block its priority."""
     from bisect import bisect_right
 
@@ -281,7 +282,7 @@ _GO_RUN = re.compile(r"^\s*=== (?:RUN|CONT|PAUSE)\s+(\S+)")
 _GO_MESSAGE = re.compile(r"^\s+\S+\.go:\d+: ")
 
 
-def _mark_go_run(lines: list[str], header: int, mark) -> None:
+def _mark_go_run(lines: list[str], header: int, mark: Mark) -> None:
     """`go test -v` prints a test's messages between its `=== RUN` and `--- FAIL` lines."""
     test = lines[header].split("--- FAIL:", 1)[1].split()[0]
     first = True
@@ -300,7 +301,7 @@ def _mark_go_run(lines: list[str], header: int, mark) -> None:
 _PYTEST_LOCATION = re.compile(r"^\S+:\d+: ")
 
 
-def _mark_pytest(lines: list[str], start: int, end: int, mark) -> None:
+def _mark_pytest(lines: list[str], start: int, end: int, mark: Mark) -> None:
     """A pytest failure section: the final exception and its location first, then the chain."""
     e_runs: list[int] = []
     locations: list[int] = []
