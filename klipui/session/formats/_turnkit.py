@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from klipui.session.formats._values import iso_ms
+from klipui.session.blocks import first_line
+from klipui.session.formats._values import iso_ms, json_text
 from klipui.session.model import Event
 
 _STOP_REASONS = {
@@ -28,6 +29,21 @@ def as_ms(value: Any) -> int | None:
     if isinstance(value, int | float):
         return int(value)
     return iso_ms(value)
+
+
+def title_line(text: str | None) -> str | None:
+    """The first non-blank line of a prompt, cut to 120 characters, as a title (None for none)."""
+    return first_line(text or "")[:120] or None
+
+
+def call_block(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    """A lowered `tool-call` block (`arguments` as JSON text)."""
+    return {
+        "type": "tool-call",
+        "id": str(call_id or ""),
+        "name": str(name or ""),
+        "arguments": json_text(arguments),
+    }
 
 
 def text_blocks(content: Any) -> list[dict[str, Any]]:

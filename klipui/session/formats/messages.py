@@ -32,8 +32,15 @@ from typing import Any
 
 import orjson
 
-from klipui.session.formats._turnkit import EventLog, as_ms, first_seen_origins, text_blocks
-from klipui.session.formats._values import base64_size, data_url_image, json_text, raw_lines
+from klipui.session.formats._turnkit import (
+    EventLog,
+    as_ms,
+    call_block,
+    first_seen_origins,
+    text_blocks,
+    title_line,
+)
+from klipui.session.formats._values import base64_size, data_url_image, raw_lines
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -206,12 +213,7 @@ class _Lowering:
         if isinstance(content, list):
             for block_index, block in enumerate(content):
                 if isinstance(block, dict) and block.get("type") == "tool_use":
-                    call = {
-                        "type": "tool-call",
-                        "id": str(block.get("id") or ""),
-                        "name": str(block.get("name") or ""),
-                        "arguments": json_text(block.get("input", {})),
-                    }
+                    call = call_block(block.get("id"), block.get("name"), block.get("input", {}))
                     blocks.append(call)
                     calls.append((block_index, call))
                 else:
@@ -224,12 +226,9 @@ class _Lowering:
                 function = item.get("function") if isinstance(item, dict) else None
                 if not isinstance(function, dict):
                     continue
-                call = {
-                    "type": "tool-call",
-                    "id": str(item.get("id") or ""),
-                    "name": str(function.get("name") or ""),
-                    "arguments": json_text(function.get("arguments", "")),
-                }
+                call = call_block(
+                    item.get("id"), function.get("name"), function.get("arguments", "")
+                )
                 blocks.append(call)
                 calls.append((call_index, call))
         message_id = message.get("id") if isinstance(message.get("id"), str) else key
@@ -264,15 +263,8 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
         events=events,
         turns=build_turns(events),
         problems=problems,
-        title=_first_line(lowering.first_prompt),
+        title=title_line(lowering.first_prompt),
     )
-
-
-def _first_line(text: str | None) -> str | None:
-    for line in (text or "").splitlines():
-        if line.strip():
-            return line.strip()[:120]
-    return None
 
 
 def info(path: Path, values: Sequence[Any]) -> SessionInfo:
@@ -284,7 +276,7 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
         for message in messages:
             if _is_message(message) and message["role"] == "user":
                 blocks = content_blocks(message.get("content"))
-                first_prompt = _first_line(
+                first_prompt = title_line(
                     "\n".join(b["text"] for b in blocks if b["type"] == "text")
                 )
                 if first_prompt:

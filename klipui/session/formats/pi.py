@@ -36,7 +36,14 @@ from typing import Any
 
 import orjson
 
-from klipui.session.formats._turnkit import EventLog, as_ms, first_seen_origins, text_blocks
+from klipui.session.formats._turnkit import (
+    EventLog,
+    as_ms,
+    call_block,
+    first_seen_origins,
+    text_blocks,
+    title_line,
+)
 from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
@@ -132,12 +139,7 @@ def _content_blocks(content: Any) -> list[dict[str, Any]]:
             blocks.append({"type": "reasoning", "text": block.get("thinking") or ""})
         elif kind == "toolCall":
             blocks.append(
-                {
-                    "type": "tool-call",
-                    "id": str(block.get("id") or ""),
-                    "name": str(block.get("name") or ""),
-                    "arguments": json_text(block.get("arguments", {})),
-                }
+                call_block(block.get("id"), block.get("name"), block.get("arguments", {}))
             )
         elif kind == "image":
             blocks.append(
@@ -285,7 +287,7 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
     for index, _value in entries:
         lowering.entry(index, records[index], branch is None or index in branch)
     events = lowering.log.finish()
-    title = lowering.title or _title_from(lowering.first_prompt)
+    title = lowering.title or title_line(lowering.first_prompt)
     parent = None
     if header:
         parent = header.get("parentSession") or header.get("branchedFrom")
@@ -304,15 +306,6 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
     )
 
 
-def _title_from(prompt: str | None) -> str | None:
-    if not prompt:
-        return None
-    for line in prompt.splitlines():
-        if line.strip():
-            return line.strip()[:120]
-    return None
-
-
 def info(path: Path, values: Sequence[Any]) -> SessionInfo:
     """Figures from the first records: header fields, first prompt, title."""
     path = Path(path)
@@ -329,7 +322,7 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
             texts = [
                 b["text"] for b in _content_blocks(message.get("content")) if b["type"] == "text"
             ]
-            first_prompt = _title_from("\n".join(texts))
+            first_prompt = title_line("\n".join(texts))
     stat = path.stat()
     started = iso_ms(header.get("timestamp"))
     cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
