@@ -13,7 +13,7 @@ import json
 import sys
 
 from klipui.cli import UsageError
-from klipui.cli.klip import fail, progress
+from klipui.cli._notice import fail, progress
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

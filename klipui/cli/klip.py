@@ -18,10 +18,9 @@ import argparse
 import json
 import re
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
+
+from klipui.cli._notice import fail, progress
 
 SHOWN = 20
 """Dropped events and violations listed before "… N more"."""
@@ -55,23 +54,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=run)
-
-
-@contextmanager
-def progress(message: str, delay: float = 0.5) -> Iterator[None]:
-    """Print `message` on stderr when the block takes longer than `delay` seconds."""
-    timer = threading.Timer(delay, lambda: print(f"klipui: {message}", file=sys.stderr))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-
-
-def fail(message: str) -> int:
-    print(f"klipui: {message}", file=sys.stderr)
-    return 1
 
 
 def run(args: argparse.Namespace) -> int:

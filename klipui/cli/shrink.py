@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from klipui.cli import UsageError
+from klipui.cli._notice import progress
 
 DEFAULT_CHARS = 50_000
 DEFAULT_LINES = 2_000
@@ -19,8 +17,6 @@ BINARY_PROBE = 8192
 BINARY_SHARE = 0.05
 """Input is binary when more than this share of the probed bytes are NULs or control bytes."""
 _CONTROL = bytes(c for c in range(32) if chr(c) not in "\t\n\r\f\v\b\x1b") + b"\x7f"
-PROGRESS_AFTER = 0.5
-"""Seconds before a slow shrink says so on stderr."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -119,21 +115,6 @@ def _check_names(names: list[str] | None, known: set[str], option: str) -> None:
         )
 
 
-@contextmanager
-def _progress(message: str, after: float = PROGRESS_AFTER) -> Iterator[None]:
-    """Say on stderr (a terminal) what is going on when it takes longer than `after` seconds."""
-    if not sys.stderr.isatty():
-        yield
-        return
-    timer = threading.Timer(after, lambda: print(message, file=sys.stderr, flush=True))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-
-
 def run(args: argparse.Namespace) -> int:
     from klipui.shrink import Budget, FileSpillStore, Hint, builtin_reducers, load_reducers, shrink
     from klipui.shrink.pipeline import MIN_CHARS
@@ -181,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         )
     store = None if args.no_spill else FileSpillStore(args.spill_dir)
     hint = Hint(args.tool, args.command, args.path, args.query, args.exit_code)
-    with _progress(f"klipui: shrinking {len(data) / 1e6:.1f} MB from {origin} ..."):
+    with progress(f"shrinking {len(data) / 1e6:.1f} MB from {origin} ...", terminal_only=True):
         result = shrink(
             text,
             hint,
