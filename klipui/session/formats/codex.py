@@ -240,7 +240,9 @@ class _Lowerer:
             label = kind if isinstance(kind, str) and kind else "unknown"
             self.ignorable(f"codex/{label}", index, value, time)
 
-    def item(self, index: int, value: dict[str, Any], payload: dict[str, Any], time: int | None):
+    def item(
+        self, index: int, value: dict[str, Any], payload: dict[str, Any], time: int | None
+    ) -> None:
         sub = payload.get("type")
         role = payload.get("role")
         if sub == "message" and role != "assistant":
