@@ -197,6 +197,7 @@ class SessionScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.watch(self.query_one(TurnList), "cursor", self._cursor_moved, init=False)
         self.query_one("#session-body").display = False
         if self.session is not None:
             self._loaded(self.session, {})
@@ -290,9 +291,13 @@ class SessionScreen(Screen[None]):
 
     # --- turn list and event view ------------------------------------------------------------
 
-    @on(TurnList.Highlighted)
-    def _turn_highlighted(self, event: TurnList.Highlighted) -> None:
-        self._pending_turn = event.number
+    def _cursor_moved(self, new: int) -> None:
+        """Draw the turn under the cursor in the same frame as the cursor (a watcher runs at
+        once, a message a frame later), or where it comes to rest under fast key repeat."""
+        turns = self.query_one(TurnList)
+        if not 0 <= new < len(turns.turns):
+            return
+        self._pending_turn = turns.turns[new].number
         now = time.monotonic()
         repeating = now - self._last_move < SHOW_DELAY
         self._last_move = now

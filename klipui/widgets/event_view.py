@@ -8,12 +8,15 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.message import Message
 
 from klipui.session.model import Session
 from klipui.widgets.event_doc import Block, EventDocument, build_blocks
 from klipui.widgets.line_view import LineView
 
+DOCUMENTS_KEPT = 32
+"""Turns whose laid-out events are kept for going back to them."""
 STYLE_NAMES = (
     "prompt",
     "assistant",
@@ -93,9 +96,19 @@ class EventView(LineView):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.document: EventDocument | None = None
+        self._styles: dict[str, Style] | None = None
+        self._documents: LRUCache[tuple[int, int, bool, str | None], EventDocument] = LRUCache(
+            DOCUMENTS_KEPT
+        )
+        self._documents_of: Session | None = None
 
     def styles_map(self) -> dict[str, Style]:
-        return {name: self.get_component_rich_style(f"event-view--{name}") for name in STYLE_NAMES}
+        """The component styles by name, computed once per style change (each walks the DOM)."""
+        if self._styles is None:
+            self._styles = {
+                name: self.get_component_rich_style(f"event-view--{name}") for name in STYLE_NAMES
+            }
+        return self._styles
 
     def show_turn(
         self,
@@ -105,17 +118,33 @@ class EventView(LineView):
         show_all: bool = False,
         note: str | None = None,
     ) -> None:
-        """Show `session.events[start:end]`, under a header line `note` when given."""
+        """Show `session.events[start:end]`, under a header line `note` when given.
+
+        The documents of recently shown turns are kept, so going back to one costs no rebuild."""
+        if session is not self._documents_of:
+            self._documents.clear()
+            self._documents_of = session
+        key = (start, end, show_all, note)
+        document = self._documents.get(key)
+        if document is None:
+            document = self._build(session, start, end, show_all, note)
+            self._documents[key] = document
+        self.document = document
+        self.set_source(document)
+        self.post_message(self.BlockChanged(self.current_block))
+
+    def _build(
+        self, session: Session, start: int, end: int, show_all: bool, note: str | None
+    ) -> EventDocument:
         console: Console = self.app.console
         styles = self.styles_map()
         blocks = build_blocks(session, start, end, console, styles, show_all)
         if note is not None:
             blocks.insert(0, Block("ending", start, Text(note, styles["image"])))
-        self.document = EventDocument(blocks, styles, console)
+        document = EventDocument(blocks, styles, console)
         if note is not None and len(blocks) > 1:
-            self.document.current = 1  # the note heads the turn; the cursor starts on its prompt
-        self.set_source(self.document)
-        self.post_message(self.BlockChanged(self.current_block))
+            document.current = 1  # the note heads the turn; the cursor starts on its prompt
+        return document
 
     @property
     def current_block(self) -> Block | None:
@@ -126,6 +155,8 @@ class EventView(LineView):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._styles = None
+        self._documents.clear()  # their headers hold the old styles
         if self.document is not None:
             self.document.styles.update(self.styles_map())
 

@@ -47,7 +47,7 @@ class LineView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     LineView {
         background: $surface;
-        scrollbar-gutter: stable;
+        overflow-y: scroll;
         overflow-x: hidden;
     }
     """

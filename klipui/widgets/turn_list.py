@@ -9,6 +9,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -19,6 +20,8 @@ from klipui.session.model import Turn
 from klipui.widgets.clean import clean_line
 from klipui.widgets.format import human_count
 
+ROWS_KEPT = 1000
+"""Drawn rows kept, so scrolling redraws only the rows that come into view."""
 MARK_CELLS = 3
 """Cells for the marks column (✗ failed tool, ◆ compaction, ⑂ sidechain, ⎇ rewound branch,
 ⊘ ended without completing, … never ended)."""
@@ -94,10 +97,12 @@ class TurnList(ScrollView, can_focus=True):
         self._anchor: int | None = None
         self._base: set[int] = set()
         self._base_style: Style | None = None
+        self._rows: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(ROWS_KEPT)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._base_style = None
+        self._rows.clear()
 
     @property
     def base_style(self) -> Style:
@@ -115,6 +120,7 @@ class TurnList(ScrollView, can_focus=True):
         self.turns = turns
         self.marks = marks or {}
         self.endings = endings or {}
+        self._rows.clear()
         self.selected.clear()
         self._anchor = None
         self.virtual_size = Size(self.size.width, len(turns))
@@ -123,6 +129,7 @@ class TurnList(ScrollView, can_focus=True):
 
     def set_marks(self, marks: dict[int, str]) -> None:
         self.marks = marks
+        self._rows.clear()
         self.refresh()
 
     @property
@@ -134,7 +141,12 @@ class TurnList(ScrollView, can_focus=True):
         index = y + int(self.scroll_offset.y)
         if index >= len(self.turns):
             return Strip.blank(width, self.base_style)
-        return self._row(self.turns[index], index == self.cursor, width)
+        turn = self.turns[index]
+        key = (index, index == self.cursor, turn.number in self.selected, width)
+        strip = self._rows.get(key)
+        if strip is None:
+            strip = self._rows[key] = self._row(turn, key[1], width)
+        return strip
 
     def _row(self, turn: Turn, is_cursor: bool, width: int) -> Strip:
         """`●  12 prompt…   ⚙3  1.2k ✗◆`: fixed columns right of a prompt that takes the rest."""
