@@ -20,23 +20,11 @@ from klipui.session.formats._native import record_indexes
 from klipui.session.jsonl import read_jsonl
 from klipui.session.load import open_session
 from klipui.session.model import Session
+from tests.format_support import json_lines, write_lines
 
 CLAUDE = sample_files("claude-code")
 SAMPLE = {p.name: p for p in CLAUDE}
 OTHERS = [p for p in sample_files() if p.parent.name != "claude-code"]
-
-
-def lines_of(path: Path) -> list[dict[str, Any]]:
-    """The JSON-object lines of a file, decoded (what a reader of the raw file sees)."""
-    out = []
-    for raw in path.read_bytes().split(b"\n"):
-        try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
 
 
 def good_lines(path: Path, session: Session) -> bytes:
@@ -50,11 +38,6 @@ def good_lines(path: Path, session: Session) -> bytes:
 
 def raised(session: Session, events: list | None = None) -> bytes:
     return b"\n".join(claude.raise_records(session, session.events if events is None else events))
-
-
-def write_lines(path: Path, values: list[dict[str, Any]]) -> Path:
-    path.write_bytes(b"".join(orjson.dumps(v) + b"\n" for v in values))
-    return path
 
 
 def prompts(session: Session) -> list[str]:
@@ -185,7 +168,7 @@ def test_representative_sample_turns_match_its_plain_user_lines() -> None:
     path = SAMPLE["ccl_representative_messages.jsonl"]
     typed = [
         text_of(v)
-        for v in lines_of(path)
+        for v in json_lines(path)
         if v.get("type") == "user" and "toolUseResult" not in v and not v.get("isMeta")
     ]
     assert prompts(open_session(path)) == [t.splitlines()[0] for t in typed]
@@ -277,7 +260,7 @@ def test_tool_use_result_travels_with_its_result() -> None:
 def test_inline_sidechains_are_ignorable_and_never_open_turns() -> None:
     path = SAMPLE["ccv_fe5e1c67_sidechains_summary_errors.jsonl"]
     session = open_session(path)
-    side_lines = sum(1 for v in lines_of(path) if v.get("isSidechain"))
+    side_lines = sum(1 for v in json_lines(path) if v.get("isSidechain"))
     side_events = [e for e in session.events if e.data.get("sidechain")]
     assert {i for e in side_events for i in record_indexes(e)} == {
         i for i, r in enumerate(session.records) if r.value.get("isSidechain")
@@ -323,7 +306,7 @@ def test_subagent_file_is_its_own_conversation() -> None:
 
 def test_subagent_files_next_to_a_session_are_found(tmp_path: Path) -> None:
     source = SAMPLE["ccv_5c0375b4_task_sidechain.jsonl"]
-    session_id = lines_of(source)[0]["sessionId"]
+    session_id = json_lines(source)[0]["sessionId"]
     project = tmp_path / "-work-demo"
     project.mkdir()
     main = project / f"{session_id}.jsonl"
@@ -336,8 +319,8 @@ def test_subagent_files_next_to_a_session_are_found(tmp_path: Path) -> None:
     legacy = project / "agent-legacy1.jsonl"
     legacy.write_bytes(SAMPLE["ccv_agent-test-hash-123_legacy_agent_file.jsonl"].read_bytes())
     stranger = project / "agent-other.jsonl"
-    write_lines(stranger, [{**lines_of(legacy)[0], "sessionId": "someone-else"}])
-    assert lines_of(legacy)[0]["sessionId"] == session_id
+    write_lines(stranger, [{**json_lines(legacy)[0], "sessionId": "someone-else"}])
+    assert json_lines(legacy)[0]["sessionId"] == session_id
     session = open_session(main)
     assert session.subagents == [agent_new, legacy]
     assert open_session(legacy).subagents == []
@@ -357,17 +340,17 @@ def test_subagent_files_next_to_a_session_are_found(tmp_path: Path) -> None:
 )
 def test_summary_lines_give_the_title(name: str) -> None:
     path = SAMPLE[name]
-    summaries = [v["summary"] for v in lines_of(path) if v.get("type") == "summary"]
+    summaries = [v["summary"] for v in json_lines(path) if v.get("type") == "summary"]
     session = open_session(path)
     assert session.title == summaries[-1]
     titles = [e for e in session.events if e.type == "session/title"]
     assert [e.data["title"] for e in titles] == summaries
-    assert claude.info(path, lines_of(path)).title == summaries[-1]
+    assert claude.info(path, json_lines(path)).title == summaries[-1]
 
 
 def test_compact_boundary_and_summary_line() -> None:
     path = SAMPLE["ccl_dag_compact_after_rewind.jsonl"]
-    values = lines_of(path)
+    values = json_lines(path)
     summary_line = next(v for v in values if v.get("isCompactSummary"))
     session = open_session(path)
     (compaction,) = [e for e in session.events if e.type == "compaction/summary"]
@@ -562,7 +545,7 @@ def test_a_prompt_typed_while_a_tool_runs_stays_in_the_turn(tmp_path: Path) -> N
 
 def test_info_from_the_head() -> None:
     path = SAMPLE["ccv_fe5e1c67_sidechains_summary_errors.jsonl"]
-    values = lines_of(path)[:20]
+    values = json_lines(path)[:20]
     info = claude.info(path, values)
     assert info.format == "claude" and info.agent == "Claude Code"
     assert info.first_prompt == "/orchestrator create TODO app by Next.js"

@@ -20,6 +20,7 @@ from klipui.session.formats._native import record_indexes
 from klipui.session.jsonl import read_jsonl
 from klipui.session.load import open_session
 from klipui.session.model import Session
+from tests.format_support import json_lines, write_lines
 
 CODEX = sample_files("codex")
 SAMPLE = {p.name[:12]: p for p in CODEX}
@@ -29,25 +30,8 @@ REAL = SAMPLE["rollout-2025"]
 OTHERS = [p for p in sample_files() if p.parent.name != "codex"]
 
 
-def lines_of(path: Path) -> list[dict[str, Any]]:
-    out = []
-    for raw in path.read_bytes().split(b"\n"):
-        try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
-
-
 def raised(session: Session, events: list | None = None) -> bytes:
     return b"\n".join(codex.raise_records(session, session.events if events is None else events))
-
-
-def write_lines(path: Path, values: list[dict[str, Any]]) -> Path:
-    path.write_bytes(b"".join(orjson.dumps(v) + b"\n" for v in values))
-    return path
 
 
 def line(kind: str, payload: dict[str, Any], second: int = 0) -> dict[str, Any]:
@@ -135,7 +119,7 @@ def test_turns_of_the_samples_match_their_typed_prompts() -> None:
     for path in CODEX:
         typed = [
             v["payload"]["content"][0]["text"]
-            for v in lines_of(path)
+            for v in json_lines(path)
             if v["type"] == "response_item"
             and v["payload"].get("type") == "message"
             and v["payload"].get("role") == "user"
@@ -157,7 +141,7 @@ def test_environment_context_is_context_not_a_prompt() -> None:
     assert session.header_events[-1] is users[0]
     assert session.header is not None and session.header["type"] == "session_meta"
     assert session.session_id == "019a93b9-f380-7600-98ff-940e6b99603c"
-    assert session.cwd == lines_of(REAL)[0]["payload"]["cwd"]
+    assert session.cwd == json_lines(REAL)[0]["payload"]["cwd"]
 
 
 def test_last_turn_without_a_final_answer_stays_open() -> None:
@@ -214,7 +198,7 @@ def test_reasoning_from_its_summary_never_the_encrypted_content() -> None:
 
 @pytest.mark.parametrize("path", [SYNTHETIC, REAL], ids=["synthetic", "real"])
 def test_calls_and_outputs_pair_by_call_id(path: Path) -> None:
-    values = lines_of(path)
+    values = json_lines(path)
     call_ids = [
         v["payload"]["call_id"]
         for v in values
@@ -267,7 +251,7 @@ def test_unknown_line_types_are_kept_ignorable() -> None:
     session = open_session(SYNTHETIC)
     unknown = [e for e in session.events if e.type == "codex/future_synthetic_record"]
     assert len(unknown) == 1 and unknown[0].ignorable
-    assert unknown[0].data == lines_of(SYNTHETIC)[-1]
+    assert unknown[0].data == json_lines(SYNTHETIC)[-1]
 
 
 def test_tokens_only_file_keeps_every_line() -> None:
@@ -339,7 +323,7 @@ def test_several_turns_compaction_images_and_subset_raising(tmp_path: Path) -> N
 
 
 def test_info_from_the_head() -> None:
-    values = lines_of(REAL)[:10]
+    values = json_lines(REAL)[:10]
     info = codex.info(REAL, values)
     assert info.format == "codex" and info.agent == "Codex"
     assert info.session_id == values[0]["payload"]["id"]

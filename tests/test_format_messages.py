@@ -13,37 +13,12 @@ from hypothesis import strategies as st
 from klipui.session.formats import messages
 from klipui.session.jsonl import read_jsonl
 from klipui.session.model import Session
-
-
-def load(path: Path) -> Session:
-    loaded = read_jsonl(path)
-    return messages.lower(path, loaded.records, loaded.problems)
-
-
-def write(path: Path, values: list[Any]) -> Path:
-    path.write_bytes(b"".join(orjson.dumps(v) + b"\n" for v in values))
-    return path
+from tests.format_support import check_invariants, lower_with, write_lines
 
 
 def raised(session: Session, events: list | None = None) -> bytes:
     lines = messages.raise_records(session, session.events if events is None else events)
     return b"".join(line + b"\n" for line in lines)
-
-
-def check_invariants(session: Session) -> None:
-    calls: dict[int, str] = {}
-    for position, event in enumerate(session.events):
-        assert event.seq == position
-        if event.type == "tool/call":
-            calls[event.seq] = event.data["callId"]
-        if event.type == "tool/result" and event.source_event_seqs is not None:
-            (cited,) = event.source_event_seqs
-            assert calls[cited] == event.data["message"]["source"]["callId"]
-    for turn in session.turns:
-        turn_calls = {e.seq for e in session.events[turn.start : turn.end] if e.type == "tool/call"}
-        for e in session.events[turn.start : turn.end]:
-            if e.type == "tool/result" and e.source_event_seqs:
-                assert e.source_event_seqs[0] in turn_calls
 
 
 def openai_conversation(rng: random.Random, turns: int, tag: str = "") -> list[dict[str, Any]]:
@@ -100,10 +75,10 @@ def anthropic_conversation(rng: random.Random, turns: int, tag: str = "") -> lis
 
 def test_openai_lines(tmp_path: Path) -> None:
     conversation = openai_conversation(random.Random(1), 4)
-    path = write(tmp_path / "o.jsonl", conversation)
+    path = write_lines(tmp_path / "o.jsonl", conversation)
     assert messages.sniff(conversation)
-    session = load(path)
-    check_invariants(session)
+    session = lower_with(messages, path)
+    check_invariants(session, same_turn_citations=True)
     assert raised(session) == path.read_bytes()
     assert [t.prompt for t in session.turns] == [f"task {t}" for t in range(4)]
     assert all(t.completed for t in session.turns)
@@ -115,9 +90,9 @@ def test_openai_lines(tmp_path: Path) -> None:
 
 def test_anthropic_lines(tmp_path: Path) -> None:
     conversation = anthropic_conversation(random.Random(2), 5)
-    path = write(tmp_path / "a.jsonl", conversation)
-    session = load(path)
-    check_invariants(session)
+    path = write_lines(tmp_path / "a.jsonl", conversation)
+    session = lower_with(messages, path)
+    check_invariants(session, same_turn_citations=True)
     assert raised(session) == path.read_bytes()
     errors = sum(
         1
@@ -143,10 +118,10 @@ def test_conversation_lines(tmp_path: Path) -> None:
         {"messages": openai_conversation(rng, 2, "a"), "id": "one"},
         {"messages": anthropic_conversation(rng, 3, "b")},
     ]
-    path = write(tmp_path / "c.jsonl", lines)
+    path = write_lines(tmp_path / "c.jsonl", lines)
     assert messages.sniff(lines)
-    session = load(path)
-    check_invariants(session)
+    session = lower_with(messages, path)
+    check_invariants(session, same_turn_citations=True)
     assert raised(session) == path.read_bytes()
     assert len(session.turns) == 5
     assert {e.origin for e in session.events if e.origin is not None} == {0, 1}
@@ -175,8 +150,8 @@ def test_partial_user_message_drops_dropped_results(tmp_path: Path) -> None:
         },
         {"role": "assistant", "content": "answer"},
     ]
-    path = write(tmp_path / "p.jsonl", values)
-    session = load(path)
+    path = write_lines(tmp_path / "p.jsonl", values)
+    session = lower_with(messages, path)
     assert len(session.turns) == 2 and session.turns[1].prompt == "next question"
     kept = session.turn_events(2)
     lines = [orjson.loads(line) for line in messages.raise_records(session, kept)]
@@ -204,10 +179,10 @@ def test_unknown_lines_and_images(tmp_path: Path) -> None:
         {"role": "function", "name": "f", "content": "legacy"},
         {"role": "assistant", "content": "seen"},
     ]
-    path = write(tmp_path / "u.jsonl", values)
+    path = write_lines(tmp_path / "u.jsonl", values)
     assert messages.sniff(values)
     assert not messages.sniff(values[:1])
-    session = load(path)
+    session = lower_with(messages, path)
     assert raised(session) == path.read_bytes()
     assert session.events[0].type == "messages/meta" and session.events[0].data == values[0]
     user = next(e for e in session.events if e.type == "user/message")
@@ -227,7 +202,9 @@ def test_sniff() -> None:
 
 
 def test_info(tmp_path: Path) -> None:
-    path = write(tmp_path / "i.jsonl", [{"messages": openai_conversation(random.Random(0), 1)}])
+    path = write_lines(
+        tmp_path / "i.jsonl", [{"messages": openai_conversation(random.Random(0), 1)}]
+    )
     info = messages.info(path, [r.value for r in read_jsonl(path).records])
     assert info.format == "messages" and info.first_prompt == "task 0" and info.title == "task 0"
 
@@ -252,9 +229,9 @@ def test_round_trip_and_turn_subsets(
         ]
     else:
         values = make(rng, rng.randrange(1, 6))
-    path = write(tmp_path / "r.jsonl", values)
-    session = load(path)
-    check_invariants(session)
+    path = write_lines(tmp_path / "r.jsonl", values)
+    session = lower_with(messages, path)
+    check_invariants(session, same_turn_citations=True)
     assert raised(session) == path.read_bytes()
     # keep a subset of whole turns: the raised file lowers again without orphan tool results
     kept = list(session.header_events)
@@ -263,8 +240,8 @@ def test_round_trip_and_turn_subsets(
             kept.extend(session.events[turn.start : turn.end])
     out = tmp_path / "child.jsonl"
     out.write_bytes(raised(session, kept))
-    child = load(out)
-    check_invariants(child)
+    child = lower_with(messages, out)
+    check_invariants(child, same_turn_citations=True)
     assert [t.prompt for t in child.turns] == [
         t.prompt for t, flag in zip(session.turns, keep * 10, strict=False) if flag
     ]
@@ -280,7 +257,7 @@ def test_open_session_detects_messages(tmp_path: Path) -> None:
         ("a.jsonl", anthropic_conversation(rng, 2)),
         ("c.jsonl", [{"messages": openai_conversation(rng, 2)}]),
     ):
-        path = write(tmp_path / name, values)
+        path = write_lines(tmp_path / name, values)
         session = open_session(path)
         assert session.format == "messages" and len(session.turns) == 2
         assert raised(session) == path.read_bytes()
@@ -321,7 +298,7 @@ odd_records = st.dictionaries(
 )
 @given(values=st.lists(odd_records, min_size=1, max_size=8))
 def test_odd_records_never_break_lowering(tmp_path: Path, values: list[dict[str, Any]]) -> None:
-    path = write(tmp_path / "odd.jsonl", values)
-    session = load(path)
+    path = write_lines(tmp_path / "odd.jsonl", values)
+    session = lower_with(messages, path)
     assert [e.seq for e in session.events] == list(range(len(session.events)))
     assert raised(session) == path.read_bytes()

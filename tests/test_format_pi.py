@@ -15,42 +15,14 @@ from klipui.session.formats import pi
 from klipui.session.jsonl import read_jsonl
 from klipui.session.model import Session
 from tests.conftest import sample_files
+from tests.format_support import check_invariants, lower_with, write_lines
 
 PI_SAMPLES = sample_files("pi")
-
-
-def load(path: Path) -> Session:
-    loaded = read_jsonl(path)
-    return pi.lower(path, loaded.records, loaded.problems)
 
 
 def raised(session: Session, events: list | None = None) -> bytes:
     lines = list(pi.raise_records(session, session.events if events is None else events))
     return b"".join(line + b"\n" for line in lines)
-
-
-def write(path: Path, values: list[dict[str, Any]]) -> Path:
-    path.write_bytes(b"".join(orjson.dumps(v) + b"\n" for v in values))
-    return path
-
-
-def check_invariants(session: Session) -> None:
-    """Seqs contiguous; results cite an earlier call with their id; turns well bracketed."""
-    calls: dict[int, str] = {}
-    for position, event in enumerate(session.events):
-        assert event.seq == position
-        if event.type == "tool/call":
-            calls[event.seq] = event.data["callId"]
-        if event.type == "tool/result" and event.source_event_seqs is not None:
-            (cited,) = event.source_event_seqs
-            assert cited < event.seq
-            assert calls[cited] == event.data["message"]["source"]["callId"]
-        if event.type in ("turn/start", "turn/end"):
-            assert event.origin is None
-    for number, turn in enumerate(session.turns, 1):
-        assert turn.number == number
-        assert session.events[turn.start].type == "turn/start"
-        assert session.events[turn.start].data["turn"] == number
 
 
 def test_samples_are_present() -> None:
@@ -59,7 +31,7 @@ def test_samples_are_present() -> None:
 
 @pytest.mark.parametrize("path", PI_SAMPLES, ids=lambda p: p.name)
 def test_sample_round_trip_is_byte_identical(path: Path) -> None:
-    session = load(path)
+    session = lower_with(pi, path)
     assert session.problems == []
     assert raised(session) == path.read_bytes()
     check_invariants(session)
@@ -67,7 +39,7 @@ def test_sample_round_trip_is_byte_identical(path: Path) -> None:
 
 @pytest.mark.parametrize("path", PI_SAMPLES, ids=lambda p: p.name)
 def test_sample_lowering_matches_records(path: Path) -> None:
-    session = load(path)
+    session = lower_with(pi, path)
     values = [r.value for r in session.records]
     assert pi.sniff(values[:5])
     roles = [v["message"]["role"] for v in values if v.get("type") == "message"]
@@ -104,7 +76,7 @@ def test_sample_lowering_matches_records(path: Path) -> None:
 
 def test_compaction_and_bash_execution_in_sample() -> None:
     path = next(p for p in PI_SAMPLES if "compaction" in p.name)
-    session = load(path)
+    session = lower_with(pi, path)
     summaries = [e for e in session.events if e.type == "compaction/summary"]
     assert len(summaries) == 2 and all(s.data["summary"] for s in summaries)
     user_runs = [e for e in session.events if e.type == "tool/call" and e.data.get("userRun")]
@@ -118,7 +90,7 @@ def test_compaction_and_bash_execution_in_sample() -> None:
 
 def test_header_change_is_re_encoded(tmp_path: Path) -> None:
     path = PI_SAMPLES[0]
-    session = load(path)
+    session = lower_with(pi, path)
     session.header = {**session.header, "id": "new-id"}
     lines = list(pi.raise_records(session, session.events))
     assert orjson.loads(lines[0])["id"] == "new-id"
@@ -220,14 +192,14 @@ def v3_file(tmp_path: Path, version: int = 3) -> tuple[Path, list[dict[str, Any]
     )
     entry("session_info", "0000000e", "0000000d", name="Fixing tests")
     entry("label", "0000000f", "0000000e", targetId="00000009", label="here")
-    return write(tmp_path / f"tree_v{version}.jsonl", values), values
+    return write_lines(tmp_path / f"tree_v{version}.jsonl", values), values
 
 
 @pytest.mark.parametrize("version", [2, 3])
 def test_tree_lowering(tmp_path: Path, version: int) -> None:
     path, values = v3_file(tmp_path, version)
     assert pi.sniff(values)
-    session = load(path)
+    session = lower_with(pi, path)
     check_invariants(session)
     assert raised(session) == path.read_bytes()
     off = [e for e in session.events if e.type == "pi/off-branch"]
@@ -251,7 +223,7 @@ def test_tree_lowering(tmp_path: Path, version: int) -> None:
 
 def test_partial_raise_relinks_parents(tmp_path: Path) -> None:
     path, values = v3_file(tmp_path)
-    session = load(path)
+    session = lower_with(pi, path)
     second = session.turn_events(2)
     lines = [orjson.loads(line) for line in pi.raise_records(session, second)]
     assert lines[0]["type"] == "session"
@@ -292,8 +264,8 @@ def test_v1_branch_header_and_orphan_result(tmp_path: Path) -> None:
         },
         {"type": "weird_new_entry", "timestamp": "2026-01-01T00:00:03Z", "x": 1},
     ]
-    path = write(tmp_path / "v1.jsonl", values)
-    session = load(path)
+    path = write_lines(tmp_path / "v1.jsonl", values)
+    session = lower_with(pi, path)
     assert session.parent == "/a.jsonl"
     orphan = next(e for e in session.events if e.type == "tool/result")
     assert orphan.source_event_seqs is None
@@ -383,8 +355,8 @@ def trees(draw: st.DrawFn) -> list[dict[str, Any]]:
 )
 @given(values=trees())
 def test_random_trees(tmp_path: Path, values: list[dict[str, Any]]) -> None:
-    path = write(tmp_path / "t.jsonl", values)
-    session = load(path)
+    path = write_lines(tmp_path / "t.jsonl", values)
+    session = lower_with(pi, path)
     check_invariants(session)
     assert raised(session) == path.read_bytes()
     parents = {v["id"]: v["parentId"] for v in values[1:]}
@@ -416,7 +388,7 @@ def test_open_session_detects_pi_and_raises_from_raw(path: Path) -> None:
     session = open_session(path)
     assert session.format == "pi" and session.source_stat is not None
     assert raised(session) == path.read_bytes()
-    assert len(session.turns) == len(load(path).turns)
+    assert len(session.turns) == len(lower_with(pi, path).turns)
 
 
 def test_v3_tree_through_open_session(tmp_path: Path) -> None:
@@ -517,8 +489,8 @@ def test_odd_entries_never_break_lowering(
         "timestamp": "2026-01-01T00:00:00Z",
         "cwd": "/",
     }
-    path = write(tmp_path / "odd.jsonl", [header, *entries])
-    session = load(path)
+    path = write_lines(tmp_path / "odd.jsonl", [header, *entries])
+    session = lower_with(pi, path)
     check_invariants(session)
     assert raised(session) == path.read_bytes()
     # raising any suffix of the events keeps every parent link inside the raised file
@@ -564,7 +536,7 @@ def pi_finished(session: Session, turn: Any) -> bool:
 def test_a_turn_is_completed_exactly_when_pi_finished_it(path: Path) -> None:
     """`Turn.completed` (what show, the turn list and klip call completed) matches pi's own
     record: turns the user aborted (Esc), that failed, or that a new prompt cut off are not."""
-    session = load(path)
+    session = lower_with(pi, path)
     assert session.turns
     for turn in session.turns:
         assert turn.completed == pi_finished(session, turn), turn.number
