@@ -14,7 +14,8 @@ from klipui.conversation.api import anthropic_request, openai_request
 from klipui.conversation.validate import check_messages
 from klipui.session import open_session
 from tests.conftest import sample_files
-from tests.test_format_messages import anthropic_conversation, openai_conversation, write
+from tests.format_support import write_lines
+from tests.test_format_messages import anthropic_conversation, openai_conversation
 
 SAMPLES = sample_files()
 WITHOUT_MESSAGES = {"ccusage_usage_alpha.jsonl", "ccusage_codex_tokens_alpha.jsonl"}
@@ -24,9 +25,9 @@ WITHOUT_MESSAGES = {"ccusage_usage_alpha.jsonl", "ccusage_codex_tokens_alpha.jso
 def generated(tmp_path: Path) -> list[Path]:
     rng = random.Random(11)
     return [
-        write(tmp_path / "openai.jsonl", openai_conversation(rng, 6)),
-        write(tmp_path / "anthropic.jsonl", anthropic_conversation(rng, 6)),
-        write(
+        write_lines(tmp_path / "openai.jsonl", openai_conversation(rng, 6)),
+        write_lines(tmp_path / "anthropic.jsonl", anthropic_conversation(rng, 6)),
+        write_lines(
             tmp_path / "packed.jsonl",
             [{"messages": anthropic_conversation(rng, 2, f"p{n}")} for n in range(3)],
         ),
