@@ -2,28 +2,71 @@
 
     python scripts/screenshots.py [--out screenshots] [--size 120x36]
 
-Each picture is taken headless with a frozen clock after the workers have finished, so running
-the script again gives the same pictures unless the app changed.
+Each picture is taken headless after the workers have finished, with everything that could
+change between runs frozen: the clock, the demo files' times (the sessions are copied into a
+home of the script's own, with a fixed mtime, since the Updated column reads it) and the id a
+new child would get (the clip preview shows its path). Running the script again gives the same
+pictures unless the app changed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import importlib
 import os
+import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from klipui.app import KlipuiApp, Sources
-from klipui.demo import demo_paths
+from klipui.demo import SESSIONS, demo_paths
 
 NOW = 1_775_000_000.0
 """2026-03-31: a little after the demo sessions were made."""
+FILE_TIME = 1_772_467_200.0
+"""2026-03-02 16:00 UTC, the day of the demo sessions: the mtime their copies get (the Updated
+column of the sessions screen)."""
+HOME = Path(tempfile.gettempdir()) / "klipui-screenshots-home"
+DEMO = HOME / "demo-sessions"
+CHILD_WRITERS = ("claude", "codex", "pi", "dsh", "messages")
+
+
+def fixed_child_id(format_name: str, now: datetime) -> str:
+    """A child id in the format's own shape, the same on every run (not random)."""
+    digest = int.from_bytes(hashlib.sha256(f"{format_name} {now}".encode()).digest()[:16], "big")
+    if format_name in ("dsh", "messages"):
+        from klipui.klip.children import base36, epoch_ms
+
+        stamp = f"{base36(epoch_ms(now))}-{base36(digest)[:6]}"
+        return f"session-klip-{stamp}" if format_name == "dsh" else stamp
+    return str(uuid.UUID(int=digest, version=4))
+
+
+def _freeze_child_ids() -> None:
+    """Child writers make random ids; the pictures need the same one every run."""
+    for name in CHILD_WRITERS:
+        module = importlib.import_module(f"klipui.klip.children.{name}")
+        module.new_id = lambda now, name=name: fixed_child_id(name, now)  # type: ignore[attr-defined]
+
+
+def _demo_copies() -> list[Path]:
+    """The demo sessions (and the spilled outputs beside them) copied under the script's home,
+    every file with the mtime `FILE_TIME`; the copies of the session files."""
+    shutil.rmtree(DEMO, ignore_errors=True)
+    shutil.copytree(SESSIONS, DEMO)
+    for path in DEMO.rglob("*"):
+        if path.is_file():
+            os.utime(path, (FILE_TIME, FILE_TIME))
+    return [DEMO / path.relative_to(SESSIONS) for path in demo_paths()]
 
 
 async def _settle(pilot: Pilot, predicate: Callable[[], bool] | None = None) -> None:
@@ -41,8 +84,8 @@ async def _settle(pilot: Pilot, predicate: Callable[[], bool] | None = None) -> 
     await pilot.pause()
 
 
-def _demo(kind: str) -> Path:
-    return next(p for p in demo_paths() if f"/{kind}/" in str(p))
+def _demo(sessions: list[Path], kind: str) -> Path:
+    return next(p for p in sessions if p.relative_to(DEMO).parts[0] == kind)
 
 
 Step = Callable[[Pilot], Awaitable[None]]
@@ -55,10 +98,15 @@ async def _session_loaded(pilot: Pilot) -> None:
 
 
 async def shot(
-    out: Path, name: str, size: tuple[int, int], steps: Step, open_first: Path | None = None
+    out: Path,
+    name: str,
+    size: tuple[int, int],
+    steps: Step,
+    sessions: list[Path],
+    open_first: Path | None = None,
 ) -> Path:
     """Run the app on the demo sessions, play `steps`, save `name.svg`."""
-    app = KlipuiApp(Sources(paths=demo_paths()), now=NOW, open_first=open_first)
+    app = KlipuiApp(Sources(paths=sessions), now=NOW, open_first=open_first)
     async with app.run_test(size=size) as pilot:
         await _settle(pilot)
         await steps(pilot)
@@ -118,7 +166,8 @@ async def palette(pilot: Pilot) -> None:
 
 def _sealed_home() -> None:
     """Run on a home of its own: no user sessions, caches or data in the pictures."""
-    home = Path(tempfile.gettempdir()) / "klipui-screenshots-home"
+    home = HOME
+    shutil.rmtree(home / ".cache", ignore_errors=True)  # no listing cache from an earlier run
     for name, sub in (
         ("HOME", ""),
         ("XDG_CACHE_HOME", ".cache"),
@@ -133,18 +182,20 @@ def _sealed_home() -> None:
 
 async def main() -> None:
     _sealed_home()
+    _freeze_child_ids()
+    demo = _demo_copies()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("screenshots"))
     parser.add_argument("--size", default="120x36", help="terminal size, COLSxROWS")
     args = parser.parse_args()
     cols, rows = (int(x) for x in args.size.split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
-    claude = _demo("claude")
+    claude = _demo(demo, "claude")
     plan: list[tuple[str, tuple[int, int], Step, Path | None]] = [
         ("sessions", (cols, rows), sessions, None),
         ("session", (cols, rows), session, claude),
         ("session-80x24", (80, 24), session, claude),
-        ("events", (cols, rows), events, _demo("dsh")),
+        ("events", (cols, rows), events, _demo(demo, "dsh")),
         ("interval-bar", (cols, rows), interval, claude),
         ("interval-error", (cols, rows), interval_error, claude),
         ("clip-preview", (cols, rows), clip, claude),
@@ -153,7 +204,7 @@ async def main() -> None:
         ("command-palette", (cols, rows), palette, claude),
     ]
     for name, size, steps, first in plan:
-        path = await shot(args.out, name, size, steps, first)
+        path = await shot(args.out, name, size, steps, demo, first)
         print(path)
 
 
