@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from klipui.session.formats._turnkit import TurnBook
 from klipui.session.model import Event
 
 ORIGINS = "origins"
@@ -44,20 +45,13 @@ def kept_records(events: Iterable[Event]) -> list[int]:
     return sorted(kept)
 
 
-class EventBuilder:
+class EventBuilder(TurnBook):
     """Accumulates lowered events and the turn brackets around them."""
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.turn = 0
-        """Number of the open turn; 0 before the first prompt (header events)."""
-        self.step = 0
-        self._open = False
-        self._answered = False
-        self._pending: set[str] = set()
+        super().__init__()
         self._calls: dict[str, Event] = {}
         self._citations: list[tuple[Event, Event]] = []
-        self._last_time: int | None = None
 
     def add(
         self,
@@ -69,11 +63,9 @@ class EventBuilder:
         ignorable: bool = False,
     ) -> Event:
         """Append one event (its seq is set by `finish`)."""
-        event = Event(type=kind, seq=-1, time=time, data=data, ignorable=ignorable, origin=origin)
-        self.events.append(event)
-        if time is not None:
-            self._last_time = time
-        return event
+        return self._append(
+            Event(type=kind, seq=-1, time=time, data=data, ignorable=ignorable, origin=origin)
+        )
 
     def start_turn(self, time: int | None, lead_in: Callable[[Event], bool] | None = None) -> None:
         """Close the open turn and open the next, pulling trailing `lead_in` events into it."""
@@ -87,18 +79,9 @@ class EventBuilder:
         end = self._end_event(final=False, time=self._time_before(at))
         if end is not None:
             inserted.append(end)
-        self.turn += 1
-        self.step = 0
-        self._open = True
-        self._answered = False
-        self._pending.clear()
+        self._next_turn()
         inserted.append(Event(type="turn/start", seq=-1, time=time, data={"turn": self.turn}))
         self.events[at:at] = inserted
-
-    def next_step(self) -> int:
-        """Number the next model step of the open turn."""
-        self.step += 1
-        return self.step
 
     def answered(self, value: bool) -> None:
         """Record whether the latest assistant message ended the turn (no calls wanted)."""
@@ -138,16 +121,9 @@ class EventBuilder:
         return None
 
     def _end_event(self, *, final: bool, time: int | None) -> Event | None:
-        """The `turn/end` of the open turn: completed when its last message answered and no call
-        waits; an unfinished turn followed by another is "interrupted"; the last one stays open."""
-        if not self._open:
+        """The `turn/end` closing the open turn (None when it stays open, see `TurnBook`)."""
+        kind = self._end_kind(final=final)
+        if kind is None:
             return None
-        self._open = False
-        if self._answered and not self._pending:
-            kind = "completed"
-        elif final:
-            return None
-        else:
-            kind = "interrupted"
         data = {"turn": self.turn, "reason": {"kind": kind}}
         return Event(type="turn/end", seq=-1, time=time, data=data)

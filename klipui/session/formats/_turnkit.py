@@ -1,8 +1,12 @@
-"""Shared lowering helpers for formats without native turns (pi, generic messages).
+"""Turn bookkeeping shared by the adapters, and the event log of pi and generic messages.
 
-`EventLog` appends events with contiguous seqs, wraps turns in synthetic `turn/start` /
-`turn/end` events (origin None), numbers steps, and resolves tool results to the seq of their
-`tool/call`. Native values are turned into lowered shapes by `klipui.session.formats._values`.
+No format marks its turns: every adapter wraps them in synthetic `turn/start` / `turn/end`
+events (origin None). `TurnBook` holds what they share: turn and step numbers, and when a turn
+ends "completed" (its latest assistant message answered and no tool call waits), "interrupted"
+(an unfinished turn followed by another) or stays open (an unfinished last turn).
+`EventLog` (pi, messages) appends events with contiguous seqs and resolves tool results to the
+seq of their `tool/call`; `_native.EventBuilder` (Claude Code, Codex) is the deferred-seq kind.
+Native values are turned into lowered shapes by `klipui.session.formats._values`.
 """
 
 from __future__ import annotations
@@ -53,7 +57,55 @@ def text_blocks(content: Any) -> list[dict[str, Any]]:
     return []
 
 
-class EventLog:
+class TurnBook:
+    """The events of a lowering so far, with its turn and step numbers and whether the open
+    turn looks finished."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.turn = 0
+        """Number of the open turn; 0 before the first prompt (header events)."""
+        self.step = 0
+        self._open = False
+        self._answered = False
+        self._pending: set[str] = set()
+        """Ids of the tool calls of the open turn that wait for a result."""
+        self._last_time: int | None = None
+
+    def next_step(self) -> int:
+        """Number the next model step of the open turn."""
+        self.step += 1
+        return self.step
+
+    def _append(self, event: Event) -> Event:
+        self.events.append(event)
+        if event.time is not None:
+            self._last_time = event.time
+        return event
+
+    def _next_turn(self) -> None:
+        """Open the next turn (the open one is closed by then)."""
+        self.turn += 1
+        self.step = 0
+        self._open = True
+        self._answered = False
+        self._pending.clear()
+
+    def _end_kind(self, *, final: bool, stop: str | None = None) -> str | None:
+        """Close the open turn and give its end reason kind: `stop` when the format says how
+        it stopped, else "completed" or "interrupted"; None when no turn is open or the last
+        turn (`final`) looks unfinished."""
+        if not self._open:
+            return None
+        self._open = False
+        if stop is not None:
+            return stop
+        if self._answered and not self._pending:
+            return "completed"
+        return None if final else "interrupted"
+
+
+class EventLog(TurnBook):
     """Builds the event list of a session, turn by turn.
 
     Between turns nothing is open; `start_turn` closes the previous turn (its `turn/end`
@@ -62,16 +114,10 @@ class EventLog:
     """
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.turn = 0
-        self.step = 0
-        self._open = False
+        super().__init__()
         self._calls: dict[str, int] = {}
-        self._pending: set[str] = set()
-        self._answered = False
         self._stop: str | None = None
         self._stop_detail: str | None = None
-        self._last_time: int | None = None
 
     def add(
         self,
@@ -84,35 +130,24 @@ class EventLog:
         sources: list[int] | None = None,
     ) -> Event:
         """Append one event with the next seq."""
-        event = Event(
-            type=kind,
-            seq=len(self.events),
-            time=time,
-            data=data,
-            source_event_seqs=sources,
-            ignorable=ignorable,
-            origin=origin,
+        return self._append(
+            Event(
+                type=kind,
+                seq=len(self.events),
+                time=time,
+                data=data,
+                source_event_seqs=sources,
+                ignorable=ignorable,
+                origin=origin,
+            )
         )
-        self.events.append(event)
-        if time is not None:
-            self._last_time = time
-        return event
 
     def start_turn(self, time: int | None) -> None:
         """Close the open turn and open the next one."""
         self._close(time, final=False)
-        self.turn += 1
-        self.step = 0
-        self._open = True
-        self._pending.clear()
-        self._answered = False
+        self._next_turn()
         self._stop = self._stop_detail = None
         self.add("turn/start", {"turn": self.turn}, time=time, origin=None)
-
-    def next_step(self) -> int:
-        """Number the next model step of the open turn."""
-        self.step += 1
-        return self.step
 
     def user(
         self,
@@ -235,17 +270,9 @@ class EventLog:
         return self.events
 
     def _close(self, time: int | None, *, final: bool) -> None:
-        if not self._open:
-            return
-        self._open = False
-        kind = _STOP_REASONS.get(self._stop or "")
+        kind = self._end_kind(final=final, stop=_STOP_REASONS.get(self._stop or ""))
         if kind is None:
-            if self._answered and not self._pending:
-                kind = "completed"
-            elif final:
-                return
-            else:
-                kind = "interrupted"
+            return
         reason: dict[str, Any] = {"kind": kind}
         if kind == "error" and self._stop_detail:
             reason["error"] = {"message": self._stop_detail}
