@@ -330,6 +330,18 @@ async def test_rewound_branch_is_marked_and_shown_folded() -> None:
         assert "rewound branch" in branches[0].header.plain
 
 
+def _note(view: EventView) -> str:
+    """The header and sentence of the note heading the turn ("" when there is none)."""
+    block = view.document.blocks[0]
+    if block.kind != "ending":
+        return ""
+    width = 60
+    body = "".join(
+        s.text for row in range(block.body.rows(width)) for s in block.body.render(row, width)
+    )
+    return f"{block.header.plain} {body}"
+
+
 async def test_unfinished_turns_say_how_they_ended_and_what_a_clip_does() -> None:
     """⊘ for a turn that ended without completing (its reason in the events header, kept by a
     clip); … only for the never-ended last turn (left out of a clip by default)."""
@@ -353,13 +365,13 @@ async def test_unfinished_turns_say_how_they_ended_and_what_a_clip_does() -> Non
             assert ("…" in row[-4:]) == (turn.number == count)
         await pilot.press(*["down"] * (interrupted[0] - 1))
         await wait_for(pilot, lambda: view.document.blocks[0].kind == "ending")
-        header = view.document.blocks[0].header.plain
-        assert "interrupted" in header and "a clip keeps it" in header
-        assert "drop" not in header
+        note = _note(view)
+        assert "ended: interrupted" in note and "A clip keeps it" in note
+        assert "drop" not in note and "leaves it out" not in note
         assert view.document.blocks[view.document.current].kind != "ending"
         await pilot.press("end")
-        await wait_for(pilot, lambda: "never ended" in view.document.blocks[0].header.plain)
-        assert "leaves it out" in view.document.blocks[0].header.plain
+        await wait_for(pilot, lambda: "never ended" in _note(view))
+        assert "leaves it out unless you include it" in _note(view)
         await pilot.press("home")
         await wait_for(pilot, lambda: view.document.blocks[0].kind == "prompt")
         legend = help_markdown(screen, turns)

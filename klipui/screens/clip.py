@@ -53,7 +53,7 @@ def report_rows(plan: ChildPlan, session: Session) -> list[Text]:
         ended = plan.unfinished.get(old)
         row = Text(f"  {old:>5} → {new:<5} ")
         if ended is not None:
-            row.append(f"⊘ {ended} ", style="yellow")
+            row.append("… never ended " if ended == "open" else f"⊘ {ended} ", style="yellow")
         row.append(clean_line(prompts.get(old, "")))
         rows.append(row)
     if plan.unfinished:

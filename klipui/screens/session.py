@@ -133,16 +133,18 @@ LEFT_OPEN = "left open"
 """The ending of a turn after the session's last ended turn: never ended, out of a clip."""
 
 
-def ending_note(how: str) -> str:
-    """One line on how a turn that did not complete ended, and what a clip does with it."""
+def ending_note(how: str) -> tuple[str, str]:
+    """How a turn that did not complete ended (a short header line), and what a clip does with
+    it (a sentence under it)."""
     if how == LEFT_OPEN:
         return (
-            "… this turn never ended (still running, or stopped mid-turn): a clip leaves it out "
-            "unless you include it (u in the clip preview)"
+            "… turn never ended",
+            "Still running, or stopped mid-turn. A clip leaves it out unless you include it "
+            "(u in the clip preview).",
         )
     if how == "open":
-        return "⊘ this turn never ended (the next prompt came first): a clip keeps it as it is"
-    return f"⊘ this turn ended without completing: {how}; a clip keeps it as it is"
+        return "⊘ turn never ended", "The next prompt came first. A clip keeps it as it is."
+    return f"⊘ turn ended: {how} (not completed)", "A clip keeps it as it is."
 
 
 class SessionScreen(Screen[None]):

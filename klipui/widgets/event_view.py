@@ -12,7 +12,7 @@ from textual.cache import LRUCache
 from textual.message import Message
 
 from klipui.session.model import Session
-from klipui.widgets.event_doc import Block, EventDocument, build_blocks
+from klipui.widgets.event_doc import Block, EventDocument, RichBody, build_blocks
 from klipui.widgets.line_view import LineView
 
 DOCUMENTS_KEPT = 32
@@ -97,8 +97,8 @@ class EventView(LineView):
         super().__init__(id=id)
         self.document: EventDocument | None = None
         self._styles: dict[str, Style] | None = None
-        self._documents: LRUCache[tuple[int, int, bool, str | None], EventDocument] = LRUCache(
-            DOCUMENTS_KEPT
+        self._documents: LRUCache[tuple[int, int, bool, tuple[str, str] | None], EventDocument] = (
+            LRUCache(DOCUMENTS_KEPT)
         )
         self._documents_of: Session | None = None
 
@@ -116,9 +116,10 @@ class EventView(LineView):
         start: int,
         end: int,
         show_all: bool = False,
-        note: str | None = None,
+        note: tuple[str, str] | None = None,
     ) -> None:
-        """Show `session.events[start:end]`, under a header line `note` when given.
+        """Show `session.events[start:end]`, under `note` (a header line and a sentence) when
+        given.
 
         The documents of recently shown turns are kept, so going back to one costs no rebuild."""
         if session is not self._documents_of:
@@ -134,13 +135,20 @@ class EventView(LineView):
         self.post_message(self.BlockChanged(self.current_block))
 
     def _build(
-        self, session: Session, start: int, end: int, show_all: bool, note: str | None
+        self,
+        session: Session,
+        start: int,
+        end: int,
+        show_all: bool,
+        note: tuple[str, str] | None,
     ) -> EventDocument:
         console: Console = self.app.console
         styles = self.styles_map()
         blocks = build_blocks(session, start, end, console, styles, show_all)
         if note is not None:
-            blocks.insert(0, Block("ending", start, Text(note, styles["image"])))
+            header, sentence = note
+            body = RichBody(Text(sentence, styles["meta"]), console)
+            blocks.insert(0, Block("ending", start, Text(header, styles["image"]), body))
         document = EventDocument(blocks, styles, console)
         if note is not None and len(blocks) > 1:
             document.current = 1  # the note heads the turn; the cursor starts on its prompt
