@@ -37,6 +37,8 @@ PROJECT_FILE = ".klipui.toml"
 
 @dataclass(frozen=True, slots=True)
 class HookConfig:
+    """The hook's settings (keys of the `[shrink]` table, `-` or `_` alike)."""
+
     truncation: bool = True
     max_chars: int = 50_000
     max_lines: int = 2_000
