@@ -104,6 +104,8 @@ class Span(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Stats:
+    """Sizes of a shrink: input and output in characters and lines, input lines kept and not."""
+
     input_chars: int
     input_lines: int
     output_chars: int
@@ -116,6 +118,8 @@ class Stats:
 
 @dataclass(frozen=True, slots=True)
 class Shrunk:
+    """The result of `shrink`: the text to show, how it was made, and where the original is."""
+
     content: str
     reduced: bool
     strategy: str

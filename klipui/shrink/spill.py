@@ -40,6 +40,8 @@ class SpillStore(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class SpillEntry:
+    """One stored original: its locator, file, size in bytes and modification time."""
+
     locator: str
     path: Path
     size: int
@@ -81,6 +83,7 @@ class FileSpillStore:
         self.max_age = max_age
 
     def path_for(self, locator: str) -> Path:
+        """The file a locator names (SpillError when the locator is malformed)."""
         return self.dir / f"{parse_locator(locator)}.txt"
 
     def _ensure_dir(self) -> None:
@@ -113,6 +116,7 @@ class FileSpillStore:
         return locator
 
     def load_bytes(self, locator: str) -> bytes:
+        """The original's bytes, exactly as saved (SpillMissing when none is stored)."""
         path = self.path_for(locator)
         try:
             return path.read_bytes()
