@@ -126,3 +126,19 @@ def test_help_on_session_screen(snap_compare) -> None:
 
     app = make_app(DSH, open_first=DSH)
     assert snap_compare(app, terminal_size=(100, 30), run_before=before)
+
+
+def test_session_screen_unfinished_turns_80x24(snap_compare) -> None:
+    """⊘ on turns that ended without completing, … on the never-ended last turn, and the
+    note heading an interrupted turn's events."""
+    path = SAMPLES / "claude-code" / "ccl_edge_cases.jsonl"
+
+    async def before(pilot) -> None:
+        await _loaded(pilot)
+        await pilot.press("down")
+        await _loaded(pilot)
+        pilot.app.clear_notifications()  # the file's bad lines, named by machine-specific path
+        await pilot.pause()
+
+    app = make_app(path, open_first=path)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=before)

@@ -144,7 +144,7 @@ def ending_note(how: str) -> tuple[str, str]:
         )
     if how == "open":
         return "⊘ turn never ended", "The next prompt came first. A clip keeps it as it is."
-    return f"⊘ turn ended: {how} (not completed)", "A clip keeps it as it is."
+    return f"⊘ turn ended: {how}", "It did not complete. A clip keeps it as it is."
 
 
 class SessionScreen(Screen[None]):
