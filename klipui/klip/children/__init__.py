@@ -23,7 +23,7 @@ import importlib
 import os
 import secrets
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
@@ -117,7 +117,7 @@ def epoch_ms(now: datetime) -> int:
     return int(now.timestamp() * 1000)
 
 
-def iso_ms(now: datetime) -> str:
+def iso_stamp(now: datetime) -> str:
     """UTC ISO 8601 time with milliseconds and a `Z`, as the agents write it."""
     moment = now.astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
@@ -130,11 +130,3 @@ def uuid7(now: datetime) -> str:
     value = (ms << 80) | (0x7 << 76) | ((rand >> 68) & 0xFFF) << 64
     value |= (0b10 << 62) | (rand & ((1 << 62) - 1))
     return str(uuid.UUID(int=value))
-
-
-def origins_in_order(events: Sequence[Event]) -> list[int]:
-    """The distinct record indexes the events came from (every chunk line of a merged
-    message included), in file order."""
-    from klipui.session.formats._native import record_indexes
-
-    return sorted({index for event in events for index in record_indexes(event)})

@@ -25,7 +25,8 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, child_title_text, origins_in_order
+from klipui.klip.children import ChildBody, ChildSource, child_title_text
+from klipui.session.formats._native import kept_records
 from klipui.session.model import Session
 
 TITLED = True
@@ -52,7 +53,7 @@ def build(source: ChildSource) -> ChildBody:
     session = source.session
     values = [record.value for record in session.records]
     notes: list[str] = []
-    kept_set = set(origins_in_order(source.kept))
+    kept_set = set(kept_records(source.kept))
     kept_set = _complete_messages(values, kept_set, notes)
     kept_set = _complete_tool_pairs(values, kept_set, notes)
     summaries = sorted(i for i in kept_set if values[i].get("type") == "summary")

@@ -15,7 +15,8 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, iso_ms, origins_in_order, uuid7
+from klipui.klip.children import ChildBody, ChildSource, iso_stamp, uuid7
+from klipui.session.formats._native import kept_records
 from klipui.session.model import Session
 
 TITLED = False
@@ -122,7 +123,7 @@ def build(source: ChildSource) -> ChildBody:
     values = [record.value for record in session.records]
     notes: list[str] = []
     blockers: list[str] = []
-    kept_set = _complete_pairs(values, set(origins_in_order(source.kept)), notes)
+    kept_set = _complete_pairs(values, set(kept_records(source.kept)), notes)
     meta_index = next((i for i, v in enumerate(values) if v.get("type") == "session_meta"), None)
     if meta_index is None:
         blockers.append("the source has no session_meta line; Codex refuses such a rollout")
@@ -132,8 +133,9 @@ def build(source: ChildSource) -> ChildBody:
     kept = sorted(kept_set - {meta_index})
     payload = dict(meta.get("payload") or {})
     payload["id"] = source.child_id
-    payload["timestamp"] = iso_ms(source.now)
-    new_meta = {**meta, "timestamp": iso_ms(source.now), "type": "session_meta", "payload": payload}
+    stamp = iso_stamp(source.now)
+    payload["timestamp"] = stamp
+    new_meta = {**meta, "timestamp": stamp, "type": "session_meta", "payload": payload}
     raw = {i: session.record_bytes(i) for i in kept if i not in source.replacements}
     lines = [orjson.dumps(new_meta)]
     for index in kept:

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, child_title_text, iso_ms, uuid7
+from klipui.klip.children import ChildBody, ChildSource, child_title_text, iso_stamp, uuid7
 from klipui.session.formats import adapter
 from klipui.session.formats._turnkit import first_seen_origins
 from klipui.session.model import Session
@@ -36,7 +36,7 @@ def new_id(now: datetime) -> str:
 
 def child_path(session: Session, child_id: str, now: datetime) -> Path:
     """`<ISO time, : and . as ->_<id>.jsonl` beside the parent."""
-    stamp = iso_ms(now).replace(":", "-").replace(".", "-")
+    stamp = iso_stamp(now).replace(":", "-").replace(".", "-")
     return Path(session.path).parent / f"{stamp}_{child_id}.jsonl"
 
 
@@ -58,7 +58,7 @@ def build(source: ChildSource) -> ChildBody:
         if key not in ("branchedFrom", "parentSession")
     }
     new_header["id"] = source.child_id
-    new_header["timestamp"] = iso_ms(source.now)
+    new_header["timestamp"] = iso_stamp(source.now)
     new_header["parentSession"] = str(Path(session.path).resolve())
     cwd = new_header.get("cwd")
     if isinstance(cwd, str) and not Path(cwd).is_dir():
@@ -81,7 +81,7 @@ def build(source: ChildSource) -> ChildBody:
     last_id = _last_id(lines[1:])
     if last_id is not None:
         info = {"type": "session_info", "id": _short_id(), "parentId": last_id, **info}
-    info["timestamp"] = iso_ms(source.now)
+    info["timestamp"] = iso_stamp(source.now)
     lines.append(orjson.dumps(info))
     return ChildBody(lines, None, blockers, notes, len(kept))
 
