@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from klipui.conversation.walk import Message
+from klipui.session.formats._values import base64_size
 
 MIN_BASE64 = 1024
 """Shortest base64 run (characters) that is replaced."""
@@ -63,12 +64,6 @@ def human_size(size: int) -> str:
         if value < 1024 or unit == "GB":
             return f"{value:.1f} {unit}"
     return f"{size} bytes"
-
-
-def base64_bytes(payload: str) -> int:
-    """How many bytes a base64 payload decodes to."""
-    body = payload.strip()
-    return max(0, len(body) * 3 // 4 - (len(body) - len(body.rstrip("="))))
 
 
 def sniff_media_type(payload: str) -> str:
@@ -137,7 +132,7 @@ def sanitize_text(text: str, min_base64: int = MIN_BASE64) -> tuple[str, int]:
             return match.group(0)
         count += 1
         media = match.group(1) or sniff_media_type(payload)
-        return base64_placeholder(media, base64_bytes(payload))
+        return base64_placeholder(media, base64_size(payload))
 
     def run(match: re.Match[str]) -> str:
         nonlocal count
@@ -145,7 +140,7 @@ def sanitize_text(text: str, min_base64: int = MIN_BASE64) -> tuple[str, int]:
         if not _is_base64_blob(blob, min_base64):
             return blob
         count += 1
-        return base64_placeholder(sniff_media_type(blob), base64_bytes(blob))
+        return base64_placeholder(sniff_media_type(blob), base64_size(blob))
 
     if len(text) >= min_base64 and has_base64_run(text, min_base64):
         text = _DATA_URL.sub(data_url, text)
@@ -198,7 +193,7 @@ def _block(block: Any, min_base64: int, counter: list[int]) -> Any:
         if source.get("type") == "base64" and isinstance(data, str) and len(data) >= min_base64:
             counter[0] += 1
             media = source.get("media_type") or sniff_media_type(data)
-            return {"type": "text", "text": base64_placeholder(media, base64_bytes(data))}
+            return {"type": "text", "text": base64_placeholder(media, base64_size(data))}
     if kind == "image_url":
         image = block.get("image_url")
         url = image.get("url") if isinstance(image, dict) else image
