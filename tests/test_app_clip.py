@@ -242,3 +242,19 @@ async def test_dsh_demo_child_goes_inside_its_own_folder(sealed_home: Path) -> N
         await wait_for(pilot, lambda: plan.path.exists())
         assert not (clips / "session.jsonl").exists()
     assert sorted(SESSIONS.rglob("*")) == before
+
+
+async def test_unfinished_key_is_disabled_when_every_turn_ended(tmp_path: Path) -> None:
+    (parent,) = copy_samples(tmp_path, ["dsh/multi-turn.jsonl"])
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _session(pilot, app)
+        await pilot.press("a")
+        clip = await _preview(pilot, app)
+        assert clip.plan is not None and not clip.plan.left_open
+        await pilot.pause()
+        assert clip.check_action("toggle_unfinished", ()) is None
+        before = clip.plan
+        await pilot.press("u")
+        await settle(pilot, app)
+        assert clip.plan is before and not clip.include_unfinished

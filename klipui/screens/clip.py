@@ -189,6 +189,7 @@ class ClipScreen(Screen[None]):
         details.display = True
         details.set_source(TextRows(report_rows(plan, self.session), self.app.console))
         self._summary()
+        self.refresh_bindings()
         details.focus()
 
     def _summary(self) -> None:
@@ -227,6 +228,16 @@ class ClipScreen(Screen[None]):
         elif self.include_unfinished:
             parts.append("unfinished last turn included")
         return f" ({'; '.join(parts)})" if parts else ""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`u` is dimmed when the session has no unfinished last turn to include."""
+        if action == "toggle_unfinished":
+            plan = self.plan
+            if self.written is not None:
+                return None
+            if plan is not None and not plan.left_open and not self.include_unfinished:
+                return None
+        return True
 
     def action_toggle_unfinished(self) -> None:
         """Plan again with or without the unfinished last turn."""
