@@ -219,11 +219,14 @@ async def key_latency(path: Path, presses: int) -> dict[str, Any]:
             "turn_page_down": await measure(["pagedown"] * (presses // 4)),
             "turn_end_home": await measure(["end", "home"] * 10),
         }
+        # the events of the biggest turn (~200 rows), so every scroll key moves
+        turns.cursor = max(range(len(turns.turns)), key=lambda i: turns.turns[i].tokens)
         await pilot.pause(0.2)
         view.focus()
         await pilot.pause()
-        samples["event_scroll_down"] = await measure(["down"] * presses)
-        samples["event_page_down"] = await measure(["pagedown"] * (presses // 4))
+        out["event_rows"] = view.virtual_size.height
+        samples["event_scroll_down"] = await measure(["down"] * min(presses, out["event_rows"]))
+        samples["event_page_down_up"] = await measure(["pagedown", "pageup"] * (presses // 8))
         idle = await measure(["f24"] * 50)  # an unbound key: the cost of a key round trip alone
         out["unbound_key_baseline"] = _summary(idle)
         base = out["unbound_key_baseline"]["p50_ms"]
