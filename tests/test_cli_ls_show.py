@@ -9,7 +9,7 @@ import pytest
 from conftest import SAMPLES, sample_files
 
 from klipui.cli import main
-from klipui.session import open_session
+from klipui.session import SessionInfo, open_session
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -98,7 +98,7 @@ def test_show_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None
     assert code == 1 and "bad.jsonl:1: " in err
     sample = str(SAMPLES / "dsh" / "multi-turn.jsonl")
     code, _, err = run(capsys, "show", sample, "--turns", "1..x")
-    assert code == 2 and "column" in err
+    assert code == 1 and "column" in err and "1..x\n   ^" in err
 
 
 def test_show_reports_bad_lines_and_goes_on(
@@ -149,3 +149,86 @@ def test_show_lists_images_with_their_size(
     assert code == 0, err
     assert "what is in this picture?" in out
     assert "[image/png, 3.0 kB]" in out
+
+
+ESCAPES = (
+    "\x1b[?25l\x1b[2K\x1b[1G\x1b[36m?\x1b[39m \x1b[1mWould you like it?\x1b[22m"
+    "\x1b]0;pwned\x07 done\x9b31m\x07\x00"
+)
+
+
+def _session_with_output(tmp_path: Path, output: str) -> Path:
+    """A dsh session (the bash-spill sample) whose tool result texts are `output`."""
+    lines = [
+        json.loads(raw) for raw in (SAMPLES / "dsh" / "bash-spill.jsonl").read_bytes().splitlines()
+    ]
+    changed = 0
+    for record in lines:
+        if record.get("type") == "tool/result":
+            record["data"]["message"]["content"][0]["content"] = [{"type": "text", "text": output}]
+            changed += 1
+    assert changed
+    path = tmp_path / "escapes.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    return path
+
+
+def test_show_prints_no_escape_or_control_sequence(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    path = _session_with_output(tmp_path, (ESCAPES + "\n") * 3 + "x" * 390 + ESCAPES)
+    code, out, err = run(capsys, "show", str(path))
+    assert code == 0, err
+    assert "Would you like it? done" in out
+    assert not any(c in out for c in "\x1b\x9b\x07\x00"), repr(out)
+
+
+def test_show_sample_with_escapes_prints_none(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLES / "claude-code" / "ccv_fe5e1c67_sidechains_summary_errors.jsonl"
+    assert "\\u001b[" in path.read_text()
+    code, out, _ = run(capsys, "show", str(path))
+    assert code == 0 and "\x1b" not in out
+
+
+@pytest.mark.parametrize("selection", ["5..2", "99", "not 1"])
+def test_show_selection_of_nothing_is_an_error_with_its_warning(
+    capsys: pytest.CaptureFixture[str], selection: str
+) -> None:
+    path = SAMPLES / "dsh" / "multi-turn.jsonl"
+    code, out, err = run(capsys, "show", str(path), "--turns", selection)
+    assert code == 1 and out == ""
+    assert "warning: " in err and "keeps none" in err
+
+
+def test_show_warns_about_a_part_that_selects_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLES / "dsh" / "multi-turn.jsonl"
+    code, out, err = run(capsys, "show", str(path), "--turns", "1, 99", "--json")
+    assert code == 0
+    assert [t["number"] for t in json.loads(out)["turns"]] == [1]
+    assert "warning: 99" in err
+
+
+@pytest.mark.parametrize("path", sample_files(), ids=lambda p: p.name)
+def test_show_and_ls_give_the_same_title(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, path: Path
+) -> None:
+    from klipui.session.display import display_title
+
+    monkeypatch.setenv("COLUMNS", "400")
+    code, out, _ = run(capsys, "ls", str(path), "--json")
+    [row] = json.loads(out)
+    title = display_title(SessionInfo(**{**row, "path": Path(row["path"])}))
+    code, out, _ = run(capsys, "show", str(path))
+    assert code == 0
+    assert out.splitlines()[0].strip() == title[:390].strip() or out.startswith(title[:100])
+    code, out, _ = run(capsys, "show", str(path), "--json")
+    assert display_title(SessionInfo(**{**json.loads(out)["info"], "path": path})) == title
+
+
+def test_show_json_reports_the_file_size(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLES / "dsh" / "multi-turn.jsonl"
+    _, out, _ = run(capsys, "show", str(path), "--json")
+    info = json.loads(out)["info"]
+    assert info["bytes"] == path.stat().st_size > 0
+    assert info["updated"] is not None

@@ -1,4 +1,9 @@
-"""`klipui show SESSION [--turns KINTERVAL] [--json]`: a session's turns, rendered with rich."""
+"""`klipui show SESSION [--turns KINTERVAL] [--json]`: a session's turns, rendered with rich.
+
+Session text is printed without its terminal escape and control sequences (a tool output must
+not act on the user's terminal). A selection that cannot be read, or selects no turn, is an
+error (exit 1) with the reason on stderr.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,6 @@ import argparse
 import re
 import sys
 from typing import Any
-
-from klipui.cli import UsageError
 
 PREVIEW_LINES = 4
 """Lines of each tool result shown under its header."""
@@ -41,7 +44,11 @@ def run(args: argparse.Namespace) -> int:
     except SessionError as error:
         print(f"klipui: {error}", file=sys.stderr)
         return 1
-    numbers = _select(args.turns, len(session.turns)) if args.turns else None
+    numbers = None
+    if args.turns:
+        numbers = _select(args.turns, len(session.turns))
+        if numbers is None:
+            return 1
     for problem in session.problems[:MAX_PROBLEMS]:
         print(f"klipui: warning: {problem}", file=sys.stderr)
     if len(session.problems) > MAX_PROBLEMS:
@@ -55,23 +62,41 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _select(text: str, count: int) -> list[int]:
+def _select(text: str, count: int) -> list[int] | None:
+    """The turn numbers `text` selects among `count` turns, its warnings printed on stderr;
+    None (after saying why) when it cannot be read or selects nothing."""
+    from klipui.cli._notice import fail
     from klipui.klip import KIntervalError, parse_interval
 
     try:
         interval = parse_interval(text)
     except KIntervalError as error:
-        raise UsageError(str(error)) from None
-    return interval.turns(count)
+        caret = "\n".join(error.render().splitlines()[:2])
+        fail(f"invalid selection (column {error.column}): {error.message}\n{caret}")
+        return None
+    for warning in interval.warnings(count):
+        print(f"klipui: warning: {warning}", file=sys.stderr)
+    numbers = interval.turns(count)
+    if not numbers:
+        fail(f"selection {text!r} keeps none of the {count} turns")
+        return None
+    return numbers
+
+
+def _info(session: Any) -> Any:
+    """The session's `SessionInfo`, with the file's size and mtime as it was read."""
+    from klipui.session.load import session_info
+
+    size, mtime_ns = session.source_stat or (0, None)
+    return session_info(session, size, mtime_ns / 1e9 if mtime_ns is not None else None)
 
 
 def _print_json(session: Any, turns: list[Any]) -> None:
     from klipui.cli._render import write_json
-    from klipui.session.load import session_info
 
     write_json(
         {
-            "info": session_info(session),
+            "info": _info(session),
             "problems": [str(p) for p in session.problems],
             "turns": [
                 {
@@ -94,14 +119,15 @@ def _print_rich(session: Any, turns: list[Any]) -> None:
     from rich.text import Text
 
     from klipui.cli._render import human_count
+    from klipui.session.display import clean_line, display_title
     from klipui.session.formats import adapter
 
     console = Console()
     head = Text()
-    head.append(session.title or session.path.name, style="bold")
+    head.append(clean_line(display_title(_info(session))), style="bold")
     head.append(f"\n{adapter(session.format).agent} · {session.path}", style="dim")
     if session.cwd:
-        head.append(f"\ncwd {session.cwd}", style="dim")
+        head.append(f"\ncwd {clean_line(session.cwd)}", style="dim")
     head.append(f"\n{len(session.turns)} turns · {len(session.events)} events", style="dim")
     console.print(head)
     for turn in turns:
@@ -140,7 +166,7 @@ def _print_event(console: Any, event: Any) -> None:
         arguments = str(event.data.get("arguments") or "")
         line = Text()
         line.append("→ ", style="yellow")
-        line.append(str(event.data.get("name") or "tool"), style="bold yellow")
+        line.append(_one_line(str(event.data.get("name") or "tool"), 80), style="bold yellow")
         line.append(f" {_one_line(arguments, 400)}", style="yellow")
         console.print(line, no_wrap=True, overflow="ellipsis")
     elif kind == "tool/result":
@@ -171,16 +197,20 @@ def _print_images(console: Any, content: Any) -> None:
     from rich.text import Text
 
     from klipui.cli._render import human_size
+    from klipui.session.display import clean_line
 
     for block in content if isinstance(content, list) else ():
         if isinstance(block, dict) and block.get("type") == "image":
-            media = block.get("mediaType") or "image"
+            media = clean_line(str(block.get("mediaType") or "image"))
             console.print(Text(f"  [{media}, {human_size(block.get('size') or 0)}]", style="cyan"))
 
 
 def _print_text(console: Any, label: str, style: str, text: str, body: str = "") -> None:
     from rich.text import Text
 
+    from klipui.session.display import clean_text
+
+    text = clean_text(text)
     if not text.strip():
         return
     shown = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f" … ({len(text)} chars)"
@@ -191,5 +221,9 @@ def _print_text(console: Any, label: str, style: str, text: str, body: str = "")
 
 
 def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
+    """`text` cleaned, on one line, cut to `limit` characters (after cleaning: never inside an
+    escape sequence)."""
+    from klipui.session.display import clean_line
+
+    flat = " ".join(clean_line(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

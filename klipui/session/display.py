@@ -1,0 +1,53 @@
+"""Session text made fit to show: no terminal escape or control sequences, and one title rule.
+
+Tool outputs often hold colour codes, cursor moves or window-title sequences. Printed as they
+are they act on the user's terminal (hide the cursor, set the title); drawn in a widget they
+show as garbage. `clean_text` and `clean_line` remove each sequence whole, so that text cut
+afterwards is never cut inside one. `display_title` is the title every view shows for a file.
+"""
+
+from __future__ import annotations
+
+import re
+
+from klipui.session.model import SessionInfo
+
+_ESCAPE = re.compile(
+    r"\x1b(?:"
+    r"\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves and visibility, erase
+    r"|\][^\x07\x1b]*(?:\x07|\x1b\\|$)"  # OSC: window title, hyperlinks, clipboard
+    r"|[PX^_][^\x1b]*(?:\x1b\\|$)"  # DCS, SOS, PM, APC strings
+    r"|[ -/]*[0-~]"  # nF / Fp / Fe / Fs sequences (charset selection, keypad mode, RIS)
+    r")?"
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|\x9d[^\x07\x9c]*[\x07\x9c]?"  # 8-bit OSC
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""C0 controls but tab, LF and CR (handled apart), DEL, and the C1 controls."""
+_ANY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(text: str) -> str:
+    """`text` without escape sequences and control characters; CR LF and lone CR become LF."""
+    if not _ANY.search(text):
+        return text
+    text = _ESCAPE.sub("", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text)
+
+
+def clean_line(line: str) -> str:
+    """One line made safe to show, kept one line (CR dropped, LF turned into a space)."""
+    if not _ANY.search(line) and "\n" not in line:
+        return line
+    return _CONTROL.sub("", _ESCAPE.sub("", line).replace("\r", "").replace("\n", " "))
+
+
+def display_title(info: SessionInfo) -> str:
+    """The title of a session file as every view shows it: its own title, or the first prompt
+    when there is no title or the title is only the prompt's first words, else the file name."""
+    title = " ".join((info.title or "").split())
+    prompt = " ".join((info.first_prompt or "").split())
+    if prompt and (not title or (prompt.startswith(title) and len(prompt) > len(title))):
+        return prompt
+    return title or info.path.name
