@@ -206,3 +206,24 @@ def test_write_new_gives_the_usual_permissions(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert (tmp_path / "a.jsonl").stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o604])
+def test_write_new_sets_the_mode_before_the_file_appears(
+    tmp_path: Path, mode: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from klipui.session import jsonl
+
+    links: list[tuple[int, Path]] = []
+    real_link = jsonl._link_into_place
+
+    def spy(temp: Path, path: Path) -> None:
+        links.append((temp.stat().st_mode & 0o7777, path))
+        real_link(temp, path)
+
+    monkeypatch.setattr(jsonl, "_link_into_place", spy)
+    target = tmp_path / "child.jsonl"
+    write_new(target, [b'{"a": 1}'], mode=mode)
+    assert links == [(mode, target)]
+    assert target.stat().st_mode & 0o7777 == mode
+    assert [p.name for p in tmp_path.iterdir()] == ["child.jsonl"]

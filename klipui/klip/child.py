@@ -16,9 +16,7 @@ Certain repairs are made and reported in `ChildPlan.notes` (a dsh header without
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -331,31 +329,11 @@ def write_file(
     path: Path, lines: Iterable[bytes], *, compression: str | None, mode: int | None
 ) -> None:
     """Write a new file atomically, never over an existing one (FileExistsError), with the
-    permission bits `mode` (None: what the umask gives) already set when it appears.
-
-    The lines go to a hidden temp file beside `path` (`write_new`), which gets `mode` and is
-    then hard-linked into place (or, without hard links, moved onto an exclusive claim)."""
+    permission bits `mode` (None: what the umask gives) already set when it appears: one temp
+    file beside `path`, given `mode`, then linked into place (`jsonl.write_new`)."""
     from klipui.session.jsonl import write_new
 
-    if mode is None:
-        write_new(path, lines, compression=compression)
-        return
-    if path.exists():
-        raise FileExistsError(f"{path}: already exists")
-    temp = path.parent / f".{path.name}.{secrets.token_hex(6)}.part"
-    write_new(temp, lines, compression=compression)
-    try:
-        os.chmod(temp, mode)
-        try:
-            os.link(temp, path)
-        except FileExistsError:
-            raise FileExistsError(f"{path}: already exists") from None
-        except OSError:
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-            os.replace(temp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temp.unlink()
+    write_new(path, lines, compression=compression, mode=mode)
 
 
 def write_child(plan: ChildPlan, *, force: bool = False) -> Path:

@@ -402,11 +402,19 @@ def _read_bounded(source: Any, max_bytes: int) -> tuple[bytes, bool]:
             target = min(target * 2, cap)
 
 
-def write_new(path: Path | str, lines: Iterable[bytes], *, compression: str | None = None) -> int:
+def write_new(
+    path: Path | str,
+    lines: Iterable[bytes],
+    *,
+    compression: str | None = None,
+    mode: int | None = None,
+) -> int:
     """Write `lines` (each without its newline) as a new file at `path`, atomically.
 
     The content goes to a temp file in the same folder, then is hard-linked into place, so the
     target appears whole or not at all and an existing file is never replaced (FileExistsError).
+    `mode` sets the permission bits on the temp file before it is linked (None: what the umask
+    gives a new file), so the file never appears with other permissions.
     With `compression="zstd"` the first frame holds only the first (header) line and the rest
     follows in independent frames of about 1 MB, as the DeepSeek Harness writes. Returns the
     number of bytes written.
@@ -426,6 +434,8 @@ def write_new(path: Path | str, lines: Iterable[bytes], *, compression: str | No
                 written += len(chunk)
             out.flush()
             os.fsync(out.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
         _link_into_place(temp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -455,7 +465,7 @@ def _link_into_place(temp: Path, path: Path) -> None:
         raise FileExistsError(f"{path}: already exists") from None
     except OSError:
         # No hard links on this file system: claim the name exclusively, then replace our claim.
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         os.close(fd)
         os.replace(temp, path)
 
