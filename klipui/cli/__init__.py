@@ -3,14 +3,15 @@
 Each subcommand lives in its own module in this package and exposes
 `register(subparsers: argparse._SubParsersAction) -> None`, which adds its parser and sets
 `func=<callable(args) -> int>` as a default. Modules import their heavy dependencies inside the
-command function so that `klipui --help` stays fast.
+command function so that `klipui --help` stays fast, and a run of one subcommand imports only
+that subcommand's module (`klipui hook` is run once per tool result by agents).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
+import os
 import sys
 from collections.abc import Sequence
 
@@ -21,27 +22,32 @@ class UsageError(Exception):
     """A command line that cannot be carried out as written (exit 2)."""
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, set[str]]:
-    """The parser, and the names of its subcommands."""
+def command_names() -> list[str]:
+    """The subcommands: the public modules of this package, by name."""
+    names = (entry[:-3] for entry in os.listdir(__path__[0]) if entry.endswith(".py"))
+    return sorted(name for name in names if name.isidentifier() and not name.startswith("_"))
+
+
+def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, set[str]]:
+    """The parser, and the names of its subcommands (with `only`, that subcommand alone is
+    registered, so that only its module is imported)."""
     parser = argparse.ArgumentParser(
         prog="klipui",
         description="Browse, shrink and clip coding-agent sessions.",
     )
     parser.add_argument("--version", action="version", version=f"klipui {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if module_info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{module_info.name}")
-        module.register(subparsers)
+    for name in [only] if only else command_names():
+        importlib.import_module(f"{__name__}.{name}").register(subparsers)
     return parser, set(subparsers.choices)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser, commands = build_parser()
-    if not args_list or args_list[0] not in commands | {"-h", "--help", "--version"}:
+    commands = command_names()
+    if not args_list or args_list[0] not in {*commands, "-h", "--help", "--version"}:
         args_list = ["app", *args_list]
+    parser, _ = build_parser(args_list[0] if args_list[0] in commands else None)
     args = parser.parse_args(args_list)
     try:
         return int(args.func(args) or 0)

@@ -15,10 +15,12 @@ import sys
 from klipui.cli import UsageError
 from klipui.cli._notice import fail, progress
 
+DEFAULT_MAX_CHARS = 8_000
+"""The engine's default (`klipui.klip.compact.DEFAULT_MAX_CHARS`, a test keeps them equal),
+repeated here so that building the parser does not import the clip engine."""
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from klipui.klip.compact import DEFAULT_MAX_CHARS
-
     parser = subparsers.add_parser(
         "compact",
         help="write a child session with every big tool result shrunk",

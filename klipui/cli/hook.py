@@ -16,12 +16,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             " ~/.config/klipui/config.toml, then ./.klipui.toml, then these options."
         ),
     )
-    parser.add_argument("--max-chars", type=int, metavar="N")
-    parser.add_argument("--max-lines", type=int, metavar="N")
-    parser.add_argument("--max-line-chars", type=int, metavar="N")
-    parser.add_argument("--shrink-errors", action="store_true", default=None)
-    parser.add_argument("--spill-dir", metavar="DIR")
-    parser.add_argument("--no-spill", action="store_true")
+    parser.add_argument(
+        "--max-chars",
+        type=int,
+        metavar="N",
+        help="shrink a result longer than N characters (0: no limit; default 50000)",
+    )
+    parser.add_argument(
+        "--max-lines",
+        type=int,
+        metavar="N",
+        help="shrink a result of more than N lines (0: no limit; default 2000)",
+    )
+    parser.add_argument(
+        "--max-line-chars",
+        type=int,
+        metavar="N",
+        help="cut each kept line to N characters (0: no limit, the default)",
+    )
+    parser.add_argument(
+        "--shrink-errors",
+        action="store_true",
+        default=None,
+        help="shrink failed results too (default: pass them through untouched)",
+    )
+    parser.add_argument(
+        "--spill-dir", metavar="DIR", help="keep the full originals here (default: user data dir)"
+    )
+    parser.add_argument(
+        "--no-spill", action="store_true", help="keep no original (the shrunk text has no locator)"
+    )
     parser.add_argument("--no-truncation", action="store_true", help="pass everything through")
     parser.add_argument("--project", metavar="DIR", help="folder holding .klipui.toml (default: .)")
     parser.set_defaults(func=run)
