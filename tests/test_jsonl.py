@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import orjson
 import pytest
 import zstandard
+from conftest import SAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from klipui.session.jsonl import read_head, read_jsonl, write_new
+from klipui.session.jsonl import (
+    TRUNCATED_FRAME,
+    read_head,
+    read_jsonl,
+    write_new,
+    zstd_frames_end,
+)
 
 
 def write(path: Path, data: bytes) -> Path:
@@ -227,3 +235,76 @@ def test_write_new_sets_the_mode_before_the_file_appears(
     assert links == [(mode, target)]
     assert target.stat().st_mode & 0o7777 == mode
     assert [p.name for p in tmp_path.iterdir()] == ["child.jsonl"]
+
+
+def _frames(lines: list[bytes], per_frame: int) -> list[bytes]:
+    """`lines` as zstd frames as the harness writes them: the header alone, then `per_frame`
+    lines a frame."""
+    compressor = zstandard.ZstdCompressor(write_content_size=True)
+    frames = [compressor.compress(lines[0] + b"\n")]
+    for start in range(1, len(lines), per_frame):
+        frames.append(compressor.compress(b"".join(x + b"\n" for x in lines[start:][:per_frame])))
+    return frames
+
+
+def _varied_lines(count: int) -> list[bytes]:
+    """JSON lines that compress poorly, so that a frame holds many blocks."""
+    return [orjson.dumps({"n": n, "text": os.urandom(150).hex()}) for n in range(count)]
+
+
+def test_zstd_cut_inside_the_last_frame_keeps_its_whole_lines_and_says_so(tmp_path: Path) -> None:
+    lines = (SAMPLES / "dsh" / "multi-turn.jsonl").read_bytes().splitlines()
+    frames = _frames(lines, 10)
+    whole = b"".join(frames[:-1])
+    complete = 1 + 10 * (len(frames) - 2)
+    for cut in range(1, len(frames[-1])):
+        path = tmp_path / f"live-{cut}.jsonl.zstd"
+        path.write_bytes(whole + frames[-1][:cut])
+        loaded = read_jsonl(path)
+        kept = [orjson.dumps(r.value) for r in loaded.records]
+        assert len(kept) >= complete
+        assert kept == [orjson.dumps(orjson.loads(x)) for x in lines[: len(kept)]]
+        assert [(p.line, p.reason) for p in loaded.problems] == [(len(kept) + 1, TRUNCATED_FRAME)]
+
+
+def test_zstd_whole_frames_have_no_problem(tmp_path: Path) -> None:
+    lines = (SAMPLES / "dsh" / "multi-turn.jsonl").read_bytes().splitlines()
+    path = tmp_path / "whole.jsonl.zstd"
+    path.write_bytes(b"".join(_frames(lines, 10)))
+    loaded = read_jsonl(path)
+    assert loaded.problems == [] and len(loaded.records) == len(lines)
+
+
+def test_one_zstd_frame_cut_in_half_gives_the_lines_that_stream_out(tmp_path: Path) -> None:
+    lines = _varied_lines(4000)
+    frame = zstandard.ZstdCompressor().compress(b"".join(x + b"\n" for x in lines))
+    path = tmp_path / "cut.jsonl.zstd"
+    path.write_bytes(frame[: len(frame) // 2])
+    loaded = read_jsonl(path)
+    assert 0 < len(loaded.records) < len(lines)
+    expected = [orjson.loads(x) for x in lines][: len(loaded.records)]
+    assert [r.value for r in loaded.records] == expected
+    [problem] = loaded.problems
+    assert problem.line == len(loaded.records) + 1 and problem.reason == TRUNCATED_FRAME
+
+
+def test_zstd_name_without_zstd_content(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl.zstd"
+    bad.write_bytes(os.urandom(64).replace(b"\n", b"") + b"\n" + b"\xff\xfe more\n")
+    loaded = read_jsonl(bad)
+    assert loaded.records == []
+    assert [str(p) for p in loaded.problems] == [f"{bad}: not a zstd stream"]
+    plain = tmp_path / "plain.jsonl.zstd"
+    plain.write_bytes((SAMPLES / "dsh" / "multi-turn.jsonl").read_bytes())
+    assert read_jsonl(plain).problems == [] and read_jsonl(plain).records
+
+
+def test_zstd_frames_end_walks_every_cut(tmp_path: Path) -> None:
+    frames = _frames(_varied_lines(300), 100)
+    data = b"".join(frames)
+    ends = {sum(len(f) for f in frames[:k]) for k in range(len(frames) + 1)}
+    skippable = b"\x50\x2a\x4d\x18" + (5).to_bytes(4, "little") + b"12345"
+    assert zstd_frames_end(skippable + data) == len(skippable) + len(data)
+    for cut in range(0, len(data) + 1, 7):
+        end = zstd_frames_end(data[:cut])
+        assert end == max(e for e in ends if e <= cut)

@@ -7,7 +7,10 @@ straight from a memoryview (no copy). A line that is not a JSON object becomes a
 a UTF-8 byte order mark at the start, CRLF line ends, blank (whitespace-only) lines, lone UTF-16
 surrogate escapes (`"\\ud83d"`, written by JavaScript when it cuts an emoji in half; replaced by
 U+FFFD). zstd input (a series of independent frames, as the DeepSeek Harness writes) is detected
-by its magic bytes, not by the file name.
+by its magic bytes, not by the file name. A zstd file cut inside its last frame (a live session
+being written) keeps the whole lines that stream out of that frame, and the cut is reported as a
+problem on the line after them; a file named `.jsonl.zstd` that is neither zstd nor JSON lines
+is reported as "not a zstd stream".
 
 Writing: `write_new` writes a temp file in the target folder and hard-links it into place, so a
 reader never sees half a file and an existing file is never overwritten (FileExistsError).
@@ -31,6 +34,8 @@ import orjson
 from klipui.session.model import Problem, Record
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZSTD_SUFFIXES = (".zstd", ".zst")
+TRUNCATED_FRAME = "truncated zstd frame (still being written?)"
 BOM = b"\xef\xbb\xbf"
 HEAD_BYTES = 256 * 1024
 """Default bound of a head read (decompressed bytes)."""
@@ -75,20 +80,64 @@ def is_zstd(prefix: bytes) -> bool:
     return prefix[:4] == ZSTD_MAGIC
 
 
-def read_bytes(path: Path) -> tuple[bytes, str | None, str | None]:
+def read_bytes(path: Path) -> tuple[bytes, str | None, Problem | None]:
     """The content of `path` (decompressed when it is zstd), the compression, and a problem.
 
-    Data that starts with the zstd magic but yields nothing is read as plain text, so that its
-    lines are reported one by one; a zstd stream that breaks later keeps what came before it.
+    A zstd stream cut inside a frame keeps the whole lines that came out of it (the problem
+    names the line after them); one that breaks otherwise keeps what came before the break.
     """
     with open(path, "rb") as handle:
         data = handle.read()
-    if is_zstd(data):
-        content, error = _decompress_all(data)
-        if content:
-            problem = f"zstd data broken after {len(content)} bytes: {error}" if error else None
-            return content, "zstd", problem
-    return data, None, None
+    if not is_zstd(data):
+        return data, None, None
+    content, error = _decompress_all(data)
+    if error:
+        reason = f"zstd data broken after {len(content)} bytes: {error}"
+        return content, "zstd", Problem(str(path), 0, reason)
+    if zstd_frames_end(data) < len(data):
+        content = content[: content.rfind(b"\n") + 1]
+        line = content.count(b"\n") + 1
+        return content, "zstd", Problem(str(path), line, TRUNCATED_FRAME)
+    return content, "zstd", None
+
+
+def zstd_frames_end(data: bytes | memoryview) -> int:
+    """Where the last whole zstd frame of `data` ends: `len(data)` when every frame is whole,
+    less when the data stops inside a frame (frame and block headers are walked, nothing is
+    decompressed). Skippable frames count as frames; data that is not a frame stops the walk."""
+    size = len(data)
+    pos = 0
+    while pos + 4 <= size:
+        magic = int.from_bytes(data[pos : pos + 4], "little")
+        if magic & 0xFFFFFFF0 == 0x184D2A50:  # skippable frame: 4-byte length, then payload
+            end = pos + 8 + int.from_bytes(data[pos + 4 : pos + 8], "little")
+        elif magic == 0xFD2FB528:
+            end = _frame_end(data, pos)
+        else:
+            return pos
+        if end > size:
+            return pos
+        pos = end
+    return pos if pos < size else size
+
+
+def _frame_end(data: bytes | memoryview, start: int) -> int:
+    """The end of the zstd frame at `start` (past the data's end when the frame is cut)."""
+    size = len(data)
+    if start + 5 > size:
+        return size + 1
+    descriptor = data[start + 4]
+    single_segment = descriptor >> 5 & 1
+    content_size_bytes = (0 if not single_segment else 1, 2, 4, 8)[descriptor >> 6]
+    pos = start + 5 + (0 if single_segment else 1)
+    pos += (0, 1, 2, 4)[descriptor & 3] + content_size_bytes
+    while pos + 3 <= size:
+        header = int.from_bytes(data[pos : pos + 3], "little")
+        block_type = header >> 1 & 3
+        pos += 3 + (1 if block_type == 1 else header >> 3)
+        if header & 1:
+            return pos + (4 if descriptor >> 2 & 1 else 0)
+    return size + 1
 
 
 def _zstd_reader(source: BinaryIO | bytes) -> Any:
@@ -259,7 +308,7 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-Content = tuple[Buffer, Callable[[int], None] | None, str | None, str | None]
+Content = tuple[Buffer, Callable[[int], None] | None, str | None, Problem | None]
 
 
 @contextlib.contextmanager
@@ -276,8 +325,8 @@ def _content(path: Path) -> Iterator[Content]:
         else:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     if mapped is None:
-        data, compression, broken = read_bytes(path)
-        yield data, None, compression, broken
+        data, compression, problem = read_bytes(path)
+        yield data, None, compression, problem
         return
     released = 0
 
@@ -307,7 +356,9 @@ def read_jsonl(path: Path | str) -> Loaded:
     with _content(path) as (data, release, compression, broken), paused_gc():
         records, problems, _, _ = parse_lines(data, str(path), release=release)
     if broken:
-        problems.append(Problem(str(path), 0, broken))
+        problems.append(broken)
+    elif not records and problems and compression is None and path.name.endswith(ZSTD_SUFFIXES):
+        problems = [Problem(str(path), 0, "not a zstd stream")]
     return Loaded(records, problems, compression, data if compression else None)
 
 
