@@ -1,9 +1,28 @@
-"""`klipui ls [PATH...] [--json]`: list sessions with their agent, project, size and turns."""
+"""`klipui ls [PATH...] [--json] [--quick]`: session files with agent, project, size and turns.
+
+On a terminal the rows show as they come, from the quick head reads (figures marked `~`), newest
+first, with a progress bar under them; once the exact figures are in, that live view gives way
+to the final table. Piped, the table (or `--json`) is printed once everything is read, with a
+progress bar on stderr when that takes over half a second. `--quick` skips the exact figures.
+At narrow widths the least useful columns are dropped before the title gets short.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+MIN_TITLE = 24
+"""Columns the title keeps; other columns are dropped (least useful first) to leave it that."""
+WIDE = 110
+"""From this terminal width on, agents are named in full and times carry the hour."""
+DROP_ORDER = ("project", "tokens", "updated", "agent", "size", "turns")
+UNKNOWN = "—"
+LIVE_REFRESH = 4
+"""Redraws a second of the live view."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from klipui.cli._render import LazyProgress, write_json
     from klipui.session.discover import discover, find_session_files
 
     try:
@@ -29,53 +47,149 @@ def run(args: argparse.Namespace) -> int:
     except FileNotFoundError as error:
         print(f"klipui: {error}", file=sys.stderr)
         return 1
-    latest = {}
-    with LazyProgress("Reading sessions") as progress:
-        for info in discover(files=files, exact=not args.quick, on_progress=progress):
-            latest[info.path] = info
-    infos = sorted(latest.values(), key=lambda i: -(i.updated or 0))
+
+    def infos(on_progress: Callable[[int, int], None]) -> Iterable[Any]:
+        return discover(files=files, exact=not args.quick, on_progress=on_progress)
+
+    if not args.json and files and sys.stdout.isatty():
+        latest = _read_live(infos)
+    else:
+        latest = _read_quietly(infos)
+    ordered = newest_first(latest.values())
     if args.json:
-        write_json(infos)
+        from klipui.cli._render import write_json
+
+        write_json(ordered)
         return 0
-    if not infos:
+    if not ordered:
         where = "under " + ", ".join(args.paths) if args.paths else "in the agents' folders"
         print(f"klipui: no session files found {where}", file=sys.stderr)
         return 0
-    _print_table(infos)
+    from rich.console import Console
+
+    console = Console()
+    console.print(session_table(ordered, console.width))
     return 0
 
 
-def _print_table(infos: list) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+Reader = Callable[[Callable[[int, int], None]], Iterable[Any]]
 
-    from klipui.cli._render import human_count, human_size, human_time
+
+def newest_first(infos: Iterable[Any]) -> list[Any]:
+    """Infos by last update, newest first."""
+    return sorted(infos, key=lambda i: -(i.updated or 0))
+
+
+def _read_quietly(infos: Reader) -> dict[Path, Any]:
+    """The latest info of each file, with a progress bar on stderr past half a second."""
+    from klipui.cli._render import LazyProgress
+
+    latest: dict[Path, Any] = {}
+    with LazyProgress("Reading sessions") as progress:
+        for info in infos(progress):
+            latest[info.path] = info
+    return latest
+
+
+def _read_live(infos: Reader) -> dict[Path, Any]:
+    """The latest info of each file, shown as it comes: the newest rows that fit the terminal
+    above a progress bar, in a live view that is cleared at the end."""
+    from rich.console import Console, Group
+    from rich.live import Live
+    from rich.progress import Progress
 
     console = Console()
-    wide = console.width >= 110
+    latest: dict[Path, Any] = {}
+    progress = Progress(console=console)
+    task = progress.add_task("Reading sessions", total=None)
+
+    def view() -> Group:
+        shown = newest_first(list(latest.values()))[: max(1, console.height - 4)]
+        return Group(session_table(shown, console.width), progress)
+
+    def advance(done: int, total: int) -> None:
+        progress.update(task, completed=done, total=total)
+
+    with Live(
+        get_renderable=view,
+        console=console,
+        transient=True,
+        refresh_per_second=LIVE_REFRESH,
+        vertical_overflow="crop",
+    ):
+        for info in infos(advance):
+            latest[info.path] = info
+    return latest
+
+
+def session_table(infos: list[Any], width: int) -> Any:
+    """A rich table of `infos` for a terminal `width` columns wide: the title takes the room
+    left by the other columns, which are dropped (least useful first) rather than leave the
+    title fewer than `MIN_TITLE` columns."""
+    from rich.cells import cell_len
+    from rich.table import Table
+
+    wide = width >= WIDE
+    rows = [_cells(info, wide) for info in infos]
+    names = ["agent", "project", "updated", "turns", "tokens", "size"]
+
+    def room(name: str) -> int:
+        return max([len(name), *(cell_len(row[name]) for row in rows)]) + 2
+
+    for name in DROP_ORDER:
+        if width - sum(room(n) for n in names) >= MIN_TITLE:
+            break
+        names.remove(name)
     table = Table(box=None, header_style="bold", pad_edge=False, expand=True)
-    table.add_column("title", overflow="ellipsis", no_wrap=True, ratio=1)
-    table.add_column("agent", no_wrap=True, overflow="ellipsis", max_width=16 if wide else 7)
-    table.add_column("project", overflow="ellipsis", no_wrap=True, max_width=20 if wide else 12)
-    table.add_column("updated", no_wrap=True)
-    table.add_column("turns", justify="right", no_wrap=True)
-    table.add_column("tokens", justify="right", no_wrap=True)
-    table.add_column("size", justify="right", no_wrap=True)
-    for info in infos:
-        title = info.title or info.first_prompt or info.path.name
-        if info.problem:
-            label = Text(f"{info.path.name}: {info.problem}", style="red")
-        else:
-            label = Text(title.replace("\n", " "))
-        approx = "" if info.exact else "~"
-        table.add_row(
-            label,
-            (info.agent if wide else info.format) or info.format or "?",
-            info.project or "",
-            human_time(info.updated)[: None if wide else 10],
-            f"{approx}{info.turns}" if info.turns is not None else "",
-            f"{approx}{human_count(info.tokens)}" if info.tokens is not None else "",
-            human_size(info.bytes),
-        )
-    console.print(table)
+    table.add_column("title", overflow="ellipsis", no_wrap=True, ratio=1, min_width=MIN_TITLE)
+    for name in names:
+        justify = "right" if name in ("turns", "tokens", "size") else "left"
+        table.add_column(name, no_wrap=True, overflow="ellipsis", justify=justify)
+    for info, row in zip(infos, rows, strict=True):
+        table.add_row(_title_cell(info), *(row[name] for name in names))
+    return table
+
+
+def _cells(info: Any, wide: bool) -> dict[str, str]:
+    """The figures of one row, as text; `—` for what is not known."""
+    from klipui.cli._render import human_count, human_size, human_time
+    from klipui.session.display import clean_line
+
+    approx = "" if info.exact else "~"
+    project = clean_line(info.project or "")
+    limit = 20 if wide else 12
+    return {
+        "agent": (info.agent if wide else info.format) or UNKNOWN,
+        "project": project if len(project) <= limit else project[: limit - 1] + "…",
+        "updated": human_time(info.updated)[: None if wide else 10] or UNKNOWN,
+        "turns": f"{approx}{info.turns}" if info.turns is not None else UNKNOWN,
+        "tokens": f"{approx}{human_count(info.tokens)}" if info.tokens is not None else UNKNOWN,
+        "size": human_size(info.bytes) if info.bytes or not info.problem else UNKNOWN,
+    }
+
+
+def _title_cell(info: Any) -> Any:
+    """The title (one line, cut with `…`), or for a file that is not a readable session its
+    name and the reason, whole (wrapped)."""
+    from rich.text import Text
+
+    from klipui.session.display import clean_line, display_title
+
+    if info.problem:
+        text = Text(f"⚠ {clean_line(info.path.name)}", style="red")
+        text.append(f" — {clean_line(short_problem(info))}", style="dim")
+        text.no_wrap, text.overflow = False, "fold"
+        return text
+    return Text(clean_line(display_title(info)))
+
+
+def short_problem(info: Any) -> str:
+    """The problem of an unreadable file without the file's own path: `line 3: …` when it
+    names a line."""
+    problem = str(info.problem)
+    for prefix in (f"{info.path}:", f"{info.path.name}:"):
+        if problem.startswith(prefix):
+            rest = problem[len(prefix) :].lstrip()
+            line, colon, reason = rest.partition(":")
+            return f"line {line}:{reason}" if colon and line.isdigit() else rest
+    return problem
