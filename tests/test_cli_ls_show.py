@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -232,3 +235,92 @@ def test_show_json_reports_the_file_size(capsys: pytest.CaptureFixture[str]) -> 
     info = json.loads(out)["info"]
     assert info["bytes"] == path.stat().st_size > 0
     assert info["updated"] is not None
+
+
+@pytest.mark.parametrize("columns", [50, 60, 80, 100, 160])
+def test_ls_title_never_collapses_at_narrow_widths(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    from klipui.cli.ls import MIN_TITLE
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, _ = run(capsys, "ls", str(SAMPLES / "dsh"))
+    assert code == 0
+    header, *rows = out.splitlines()
+    assert header.startswith("title") and "turns" in header
+    assert max(len(line) for line in out.splitlines()) <= columns
+    for row in rows:
+        title = row[: header.index(header.split()[1])].strip()
+        assert len(title) >= min(MIN_TITLE - 2, 10), row
+        assert title.strip("…") and not title.startswith("…")
+
+
+def test_ls_problem_rows_name_the_file_once_with_the_whole_reason(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    (tmp_path / "text.jsonl").write_text("this is not json at all\n")
+    code, out, _ = run(capsys, "ls", str(tmp_path))
+    assert code == 0
+    words = out.split()
+    assert words.count("text.jsonl") == 1
+    assert {"line", "1:", "invalid", "JSON:", "(char", "0)"} <= set(words)
+    assert "—" in out.splitlines()[1]
+
+
+def test_ls_streams_rows_to_a_terminal_before_the_last_file_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+    import threading
+    import time
+
+    from klipui.cli import ls
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setenv("COLUMNS", "120")
+    first = SessionInfo(path=Path("/x/a.jsonl"), format="dsh", title="first title seen", turns=1)
+    last = SessionInfo(path=Path("/x/b.jsonl"), format="dsh", title="the last one", turns=2)
+    seen_before_last = threading.Event()
+
+    def infos(on_progress: Callable[[int, int], None]) -> Iterator[SessionInfo]:
+        on_progress(1, 2)
+        yield first
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "first title seen" not in screen.getvalue():
+            time.sleep(0.02)
+        if "first title seen" in screen.getvalue():
+            seen_before_last.set()
+        on_progress(2, 2)
+        yield last
+
+    latest = ls._read_live(infos)
+    assert seen_before_last.is_set()
+    assert set(latest) == {first.path, last.path}
+
+
+def test_ls_table_drops_columns_least_useful_first() -> None:
+    from rich.console import Console
+
+    from klipui.cli.ls import DROP_ORDER, MIN_TITLE, session_table
+
+    infos = [
+        SessionInfo(path=Path("/x/a.jsonl"), format="pi", agent="pi", title="t " * 80, turns=3),
+        SessionInfo(path=Path("/x/b.jsonl"), format="dsh", agent="DeepSeek Harness", project="p"),
+    ]
+    everything = ["agent", "project", "updated", "turns", "tokens", "size"]
+    for width in range(30, 201, 5):
+        console = Console(width=width, file=io.StringIO())
+        console.print(session_table(infos, width))
+        lines = console.file.getvalue().splitlines()
+        header = lines[0].split()
+        assert header[0] == "title" and max(map(len, lines)) <= width
+        dropped = [name for name in everything if name not in header]
+        assert set(dropped) == set(DROP_ORDER[: len(dropped)]), (width, header)
+        if len(header) > 1:
+            assert lines[0].index(header[1]) >= MIN_TITLE, (width, lines[0])
