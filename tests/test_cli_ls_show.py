@@ -324,3 +324,15 @@ def test_ls_table_drops_columns_least_useful_first() -> None:
         assert set(dropped) == set(DROP_ORDER[: len(dropped)]), (width, header)
         if len(header) > 1:
             assert lines[0].index(header[1]) >= MIN_TITLE, (width, lines[0])
+
+
+def test_ls_shows_the_whole_prompt_when_the_dsh_title_is_its_first_words(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    path = SAMPLES / "dsh" / "bash-spill.jsonl"
+    session = open_session(path)
+    prompt = " ".join(session.turns[0].prompt.split())
+    assert session.title and prompt.startswith(session.title) and len(prompt) > len(session.title)
+    code, out, _ = run(capsys, "ls", str(path))
+    assert code == 0 and prompt in out
