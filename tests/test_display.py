@@ -1,0 +1,50 @@
+"""`session.display`: text cleaned of terminal sequences, and the one title rule."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from klipui.session.display import clean_line, clean_text, display_title
+from klipui.session.model import SessionInfo
+
+CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+ESCAPES = ["\x1b[?25l", "\x1b[2K", "\x1b[1;31m", "\x1b]0;title\x07", "\x1b]8;;x\x1b\\", "\x1bc"]
+OTHERS = ["\x9b2J", "\x07", "\x00", "\r\n", "\r", "\t", "\n", "plain ", "ünï ", "→ ", "[not-esc]"]
+PIECES = st.sampled_from([*ESCAPES, *OTHERS])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=30))
+def test_no_control_survives(parts: list[str]) -> None:
+    text = "".join(parts)
+    cleaned = clean_text(text)
+    assert not CONTROLS.search(cleaned)
+    line = clean_line(text)
+    assert not CONTROLS.search(line) and "\n" not in line
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc",)), max_size=200))
+def test_text_without_controls_is_unchanged(text: str) -> None:
+    assert clean_text(text) == text
+    assert clean_line(text) == text
+
+
+def test_sequences_go_whole_and_text_stays() -> None:
+    raw = "\x1b[?25l\x1b[2K\x1b[1G\x1b[36m?\x1b[39m \x1b[1mWould you\x1b[22m"
+    raw += "\x1b]0;x\x07 like it?\r\nok"
+    assert clean_text(raw) == "? Would you like it?\nok"
+    assert clean_line(raw) == "? Would you like it? ok"
+
+
+def test_display_title_prefers_the_prompt_it_starts() -> None:
+    path = Path("/s/a.jsonl")
+    prefix = SessionInfo(path, "dsh", title="Use the", first_prompt="Use the bash")
+    assert display_title(prefix) == "Use the bash"
+    assert display_title(SessionInfo(path, "dsh", title="Own", first_prompt="Other")) == "Own"
+    assert display_title(SessionInfo(path, "dsh", first_prompt="a\n  b")) == "a b"
+    assert display_title(SessionInfo(path, "dsh")) == "a.jsonl"
