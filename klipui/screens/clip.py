@@ -14,8 +14,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 
 from klipui.klip import KInterval
+from klipui.session.display import clean_line
 from klipui.session.model import Session, SessionInfo
-from klipui.widgets.clean import clean_line
 from klipui.widgets.line_view import LineView, TextRows
 
 if TYPE_CHECKING:

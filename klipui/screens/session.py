@@ -15,8 +15,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 
+from klipui.session.display import clean_line
 from klipui.session.model import Session
-from klipui.widgets.clean import clean_line
 from klipui.widgets.event_view import EventView
 from klipui.widgets.format import human_count, human_size, plural
 from klipui.widgets.interval_bar import IntervalBar

@@ -16,8 +16,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar
 from textual.worker import get_current_worker
 
+from klipui.session.display import clean_line, display_title
 from klipui.session.model import SessionInfo
-from klipui.widgets.clean import clean_line
 from klipui.widgets.format import human_count, human_size, one_line, relative_time
 
 if TYPE_CHECKING:
@@ -53,15 +53,6 @@ def _discover_paths(sources: Sources) -> list[Path] | None:
 
         return list(demo_paths())
     return list(sources.paths) if sources.paths else None
-
-
-def display_title(info: SessionInfo) -> str:
-    """The title, or the first prompt when the title is only its first words (or missing)."""
-    title = (info.title or "").strip()
-    prompt = " ".join((info.first_prompt or "").split())
-    if prompt and (not title or (prompt.startswith(title) and len(prompt) > len(title))):
-        return prompt
-    return title or info.path.name
 
 
 def short_problem(info: SessionInfo) -> str:

@@ -24,9 +24,9 @@ from rich.text import Text
 from textual.strip import Strip
 
 from klipui.session.blocks import blocks_text, message_content
+from klipui.session.display import clean_text
 from klipui.session.model import Event, Session
 from klipui.shrink import Hint
-from klipui.widgets.clean import clean_text
 from klipui.widgets.format import human_size
 from klipui.widgets.tool_hint import hint_for
 

@@ -16,8 +16,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from klipui.session.display import clean_line
 from klipui.session.model import Turn
-from klipui.widgets.clean import clean_line
 from klipui.widgets.format import human_count
 
 ROWS_KEPT = 1000
