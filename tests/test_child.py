@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from klipui.klip import ClipError, KIntervalError, parse_interval, plan_child, validate, write_child
 from klipui.klip.children import base36
 from klipui.klip.rules import Cell, SkipN, rules_for_format
-from klipui.session import open_session
+from klipui.session import exact_info, open_session, read_info
 from klipui.session.jsonl import write_new
 
 SELECTIONS = ["..", "1", "-1", "1..2", "2..-2, not 3", "1..3, not 2"]
@@ -262,6 +262,27 @@ def test_codex_child_under_todays_date_folder_with_a_new_meta(tmp_path: Path):
         if r.get("type") == "response_item" and r["payload"]["type"].endswith("_output")
     ]
     assert calls and sorted(calls) == sorted(outputs)
+
+
+def test_codex_child_records_its_parent_not_a_grandparent(tmp_path: Path):
+    sample = (
+        SAMPLES / "codex" / "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
+    )
+    parent = copy_of(sample, tmp_path / "sessions" / "2025" / "11" / "17")
+    parent_id = open_session(parent).session_id
+    assert parent_id and read_info(parent).parent is None
+    # its one turn never ended: clipped as it is, so the files stay past the head read's size
+    child = plan_child(parent, "..", now=NOW, include_unfinished=True)
+    write_child(child)
+    grandchild = plan_child(child.path, "..", now=NOW, include_unfinished=True)
+    write_child(grandchild)
+    for plan, expected in ((child, parent_id), (grandchild, child.child_id)):
+        assert lines_of(plan.path)[0]["payload"]["forked_from_id"] == expected
+        quick = read_info(plan.path)
+        assert not quick.exact  # the head read, not the full one
+        assert quick.session_id == plan.child_id and quick.parent == expected
+        exact = exact_info(plan.path)
+        assert exact.session_id == plan.child_id and exact.parent == expected
 
 
 def test_codex_child_outside_a_date_folder_goes_beside_its_parent(tmp_path: Path):

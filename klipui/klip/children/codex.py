@@ -2,8 +2,9 @@
 
 The child goes under the parent's sessions root (the folder above `YYYY/MM/DD`) when the parent
 lives in one, else beside the parent. Its first line is the parent's `session_meta` with a new
-`id` and `timestamp` (Codex refuses a rollout without one); every other kept line is copied byte
-for byte. Tool pairs are kept whole by `call_id`: the outputs of a kept call are kept, an output
+`id` and `timestamp` (Codex refuses a rollout without one) and `forked_from_id` set to the
+parent's own id (never a grandparent's carried over); every other kept line is copied byte for
+byte. Tool pairs are kept whole by `call_id`: the outputs of a kept call are kept, an output
 whose call went is dropped.
 """
 
@@ -133,6 +134,10 @@ def build(source: ChildSource) -> ChildBody:
     kept = sorted(kept_set - {meta_index})
     payload = dict(meta.get("payload") or {})
     payload["id"] = source.child_id
+    if session.session_id:
+        payload["forked_from_id"] = session.session_id
+    else:
+        payload.pop("forked_from_id", None)
     stamp = iso_stamp(source.now)
     payload["timestamp"] = stamp
     new_meta = {**meta, "timestamp": stamp, "type": "session_meta", "payload": payload}
