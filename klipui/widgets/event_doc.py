@@ -26,7 +26,7 @@ from textual.strip import Strip
 from klipui.session.blocks import blocks_text, message_content
 from klipui.session.display import clean_text
 from klipui.session.model import Event, Session
-from klipui.shrink import Hint
+from klipui.shrink import BUILTIN_ORDER, Hint
 from klipui.widgets.format import human_size
 from klipui.widgets.tool_hint import hint_for
 
@@ -46,20 +46,8 @@ SHOWN_TYPES = frozenset(
 )
 
 
-SHAPES = (
-    "diff",
-    "json",
-    "csv",
-    "tests",
-    "build",
-    "lint",
-    "stacktrace",
-    "gitlog",
-    "install",
-    "log",
-    "tree",
-)
-"""Shapes the shrink engine's reducers recognise, tried in its order."""
+SHAPES = BUILTIN_ORDER[: BUILTIN_ORDER.index("tree") + 1]
+"""Shapes the shrink engine's reducers recognise (its order up to `tree`; the rest are generic)."""
 LOG_SHAPES = frozenset({"tests", "build", "lint", "stacktrace", "install", "log"})
 DETECT_SAMPLE = 20_000
 """Characters of a result the shape is guessed from (the label and colours only)."""
