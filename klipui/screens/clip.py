@@ -10,16 +10,15 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 
 from klipui.klip import KInterval
+from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line
 from klipui.session.model import Session, SessionInfo
 from klipui.widgets.line_view import LineView, TextRows
 
 if TYPE_CHECKING:
-    from klipui.app import KlipuiApp
     from klipui.klip.child import ChildPlan
 
 
@@ -101,7 +100,7 @@ def report_rows(plan: ChildPlan, session: Session) -> list[Text]:
     return rows
 
 
-class ClipScreen(Screen[None]):
+class ClipScreen(KlipuiScreen):
     """Preview the child session of the selected turns; `w` writes it and opens it."""
 
     BINDING_GROUP_TITLE = "Clip preview"
@@ -131,13 +130,6 @@ class ClipScreen(Screen[None]):
         self.written: Path | None = None
         self.include_unfinished = False
         """Plan with the unfinished last turn (never ended) selectable too."""
-
-    @property
-    def klipui(self) -> KlipuiApp:
-        return self.app  # type: ignore[return-value]
-
-    def on_screen_resume(self) -> None:
-        self.app.fit_footer()  # type: ignore[attr-defined]
 
     def compose(self) -> ComposeResult:
         yield Static(f"Clipping {self.selection} …", id="clip-summary")

@@ -5,25 +5,22 @@ from __future__ import annotations
 import gc
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 
+from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line
 from klipui.session.model import Session
 from klipui.widgets.event_view import EventView
 from klipui.widgets.format import human_count, human_size, plural
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
-
-if TYPE_CHECKING:
-    from klipui.app import KlipuiApp
 
 SHOW_DELAY = 0.04
 """Seconds the cursor must rest on a turn before its events are drawn (fast key repeat)."""
@@ -147,7 +144,7 @@ def ending_note(how: str) -> tuple[str, str]:
     return f"⊘ turn ended: {how}", "It did not complete. A clip keeps it as it is."
 
 
-class SessionScreen(Screen[None]):
+class SessionScreen(KlipuiScreen):
     """One session: turns on the left, the current turn's events on the right."""
 
     BINDING_GROUP_TITLE = "Session screen"
@@ -181,13 +178,6 @@ class SessionScreen(Screen[None]):
         self._focus_error = False
         self.partial = False
         """True while only the head of a big file is shown (its first turns)."""
-
-    @property
-    def klipui(self) -> KlipuiApp:
-        return self.app  # type: ignore[return-value]
-
-    def on_screen_resume(self) -> None:
-        self.app.fit_footer()  # type: ignore[attr-defined]
 
     def compose(self) -> ComposeResult:
         yield Static(f"Opening {self.path.name}…", id="session-info")

@@ -12,16 +12,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar
 from textual.worker import get_current_worker
 
+from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line, display_title
 from klipui.session.model import SessionInfo
 from klipui.widgets.format import human_count, human_size, one_line, relative_time
 
 if TYPE_CHECKING:
-    from klipui.app import KlipuiApp, Sources
+    from klipui.app import Sources
 
 BATCH_SECONDS = 0.1
 """How often the discovery worker hands rows to the table."""
@@ -147,7 +147,7 @@ class SessionTable(DataTable):
         self.move_cursor(row=max(0, self.row_count - 1))
 
 
-class SessionsScreen(Screen[None]):
+class SessionsScreen(KlipuiScreen):
     """All sessions: title, agent, project, updated, turns, tokens, size."""
 
     BINDING_GROUP_TITLE = "Sessions screen"
@@ -178,13 +178,6 @@ class SessionsScreen(Screen[None]):
         self.progress: tuple[int, int] = (0, 0)
         self.discovering = True
         self._refresh_pending = False
-
-    @property
-    def klipui(self) -> KlipuiApp:
-        return self.app  # type: ignore[return-value]
-
-    def on_screen_resume(self) -> None:
-        self.app.fit_footer()  # type: ignore[attr-defined]
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -11,9 +11,9 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from klipui.screens.base import KlipuiScreen
 from klipui.session.model import Event, Session
 from klipui.session.spilled import (
     DryRunSpill,
@@ -103,7 +103,7 @@ def _initial_budget(size: int) -> int:
     return index
 
 
-class ShrinkScreen(Screen[None]):
+class ShrinkScreen(KlipuiScreen):
     """Left: the shrunk result and its figures. Right: the original, dropped lines dimmed."""
 
     BINDING_GROUP_TITLE = "Shrink pane"
@@ -149,9 +149,6 @@ class ShrinkScreen(Screen[None]):
         self.original_missing = False
         self.generation = 0
         self.line_map: LineMap | None = None
-
-    def on_screen_resume(self) -> None:
-        self.app.fit_footer()  # type: ignore[attr-defined]
 
     def compose(self) -> ComposeResult:
         yield Static("", id="shrink-head")
