@@ -424,6 +424,17 @@ def line_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.M)
 
 
+def named_union(**groups: re.Pattern[str]) -> re.Pattern[str]:
+    """One line regex matching what any of `groups` (each anchored with `^`) matches at a line
+    start, in a group named after the pattern, so that one pass tells them apart (`lastgroup`)."""
+    parts = []
+    for name, pattern in groups.items():
+        if not pattern.pattern.startswith("^"):
+            raise ValueError(f"{name}: a line pattern starts with ^")
+        parts.append(f"(?P<{name}>{pattern.pattern[1:]})")
+    return line_regex("^(?:" + "|".join(parts) + ")")
+
+
 LOG_LINE = re.compile(
     r"^(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}"
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]? "

@@ -23,6 +23,7 @@ from klipui.shrink.reducers._patterns import (
     command_matches,
     finish,
     line_regex,
+    named_union,
     sample,
 )
 
@@ -78,17 +79,7 @@ _CONTEXT = line_regex(
     r"^[^\s:][^:\n]*: (?:In (?:function|member function|instantiation|static)|At )"
 )
 _LOCATION_SPLIT = re.compile(r"^(\S.*?)(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?):? ")
-_SCAN = line_regex(
-    "^(?:(?P<summary>"
-    + _SUMMARY.pattern[4:-1]
-    + ")|(?P<problem>"
-    + _PROBLEM.pattern[4:-2]
-    + ")$|(?P<required>"
-    + _REQUIRED_HERE.pattern[1:]
-    + ")|(?P<context>"
-    + _CONTEXT.pattern[1:]
-    + "))"
-)
+_SCAN = named_union(summary=_SUMMARY, problem=_PROBLEM, required=_REQUIRED_HERE, context=_CONTEXT)
 """Summaries, diagnostics, instantiation points and context lines in one pass (named groups)."""
 _RUST_ARROW = re.compile(r"^\s*--> ")
 _INDENTED_LOCATION = re.compile(r"^\s+\S+:\d+:\d+:?$")

@@ -24,6 +24,7 @@ from klipui.shrink.reducers._patterns import (
     finish,
     is_log_line,
     line_regex,
+    named_union,
     sample,
     template,
 )
@@ -69,15 +70,7 @@ _NOTICE = line_regex(
 )
 _JAVA_FRAME = re.compile(r"^\s+at ((?:[a-z][\w$]*\.){2})[\w$.<>]+\(")
 _MORE = re.compile(r"^\s+\.\.\. \d+ ")
-_SCAN = line_regex(
-    "^(?:(?P<header>"
-    + _HEADER.pattern[4:-2]
-    + ")$|(?P<frame>"
-    + _FRAME.pattern[4:-2]
-    + ")$|(?P<notice>"
-    + _NOTICE.pattern[1:]
-    + "))"
-)
+_SCAN = named_union(header=_HEADER, frame=_FRAME, notice=_NOTICE)
 """Exception headers, frames and warning/error notices in one pass (named groups)."""
 _PROPERTY = re.compile(r"^\s+[\w$]+: .+$|^\s*[{}],?$")
 _LOCATION = re.compile(r"^(?:/|[A-Za-z]:\\|\./)?\S+\.\w+:\d+$")
