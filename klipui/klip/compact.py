@@ -24,6 +24,7 @@ from klipui.klip.child import ChildPlan, load_session, plan_child
 from klipui.session.blocks import event_text, event_texts
 from klipui.session.model import Event, Session
 from klipui.shrink import Budget, FileSpillStore, Hint, SpillStore, shrink
+from klipui.shrink.hints import hint_for
 from klipui.shrink.pipeline import MIN_CHARS
 
 DEFAULT_MAX_CHARS = 8_000
@@ -178,19 +179,7 @@ class _Compactor:
         if call is None:
             return "tool", Hint()
         name = str(call.data.get("name") or "tool")
-        command = None
-        arguments = call.data.get("arguments")
-        if isinstance(arguments, str):
-            try:
-                parsed = orjson.loads(arguments)
-            except orjson.JSONDecodeError:
-                parsed = None
-            if isinstance(parsed, dict):
-                found = parsed.get("command") or parsed.get("cmd")
-                if isinstance(found, list):
-                    found = " ".join(str(part) for part in found)
-                command = found if isinstance(found, str) else None
-        return name, Hint(tool=name.lower(), command=command)
+        return name, hint_for(name, call.data.get("arguments"))
 
 
 def _call_id(event: Event) -> str:

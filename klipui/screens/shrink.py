@@ -23,6 +23,7 @@ from klipui.session.spilled import (
     spill_store_loader,
 )
 from klipui.shrink import BUILTIN_ORDER, Budget, Hint, Shrunk, shrink
+from klipui.shrink.hints import hint_for
 from klipui.widgets.event_doc import Block
 from klipui.widgets.format import human_size
 from klipui.widgets.line_view import LineView
@@ -33,7 +34,6 @@ from klipui.widgets.shrink_pane import (
     marker_arithmetic,
     split_lines,
 )
-from klipui.widgets.tool_hint import hint_for
 
 BUDGET_STEPS = (500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 50_000, 100_000, 200_000)
 """Character budgets `+`/`-` step through; the line budget follows at one line per 20 chars."""

@@ -27,8 +27,8 @@ from klipui.session.blocks import blocks_text, message_content
 from klipui.session.display import clean_text
 from klipui.session.model import Event, Session
 from klipui.shrink import BUILTIN_ORDER, Hint
+from klipui.shrink.hints import hint_for
 from klipui.widgets.format import human_size
-from klipui.widgets.tool_hint import hint_for
 
 GUTTER = 2
 RICH_LIMIT = 40_000

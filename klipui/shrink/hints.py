@@ -1,11 +1,11 @@
-"""What a tool call says about its result, as the shrink engine's `Hint`."""
+"""What a tool call says about its result, as the shrink engine's `Hint`: tool, command, path."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from klipui.shrink import Hint
+from klipui.shrink.plan import Hint
 
 
 def tool_arguments(raw: Any) -> dict[str, Any]:
