@@ -1,0 +1,50 @@
+"""Which corpus cases may be tuned on and which are held out.
+
+The first 23 cases (`01-` … `23-`) were tuned on when 0.1 was written: always "tuned".
+Every later case falls in one of ten folds by a hash of its folder name; folds 0, 1 and 2 are
+held out: no rule, pattern or threshold may be written while looking at them, and
+`bench/shrink_quality.py` reports their recall separately. The assignment is fixed by the
+name alone, so nobody chooses which case lands where.
+
+Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
+"""
+
+from __future__ import annotations
+
+import argparse
+import zlib
+from pathlib import Path
+
+FOLDS = 10
+HELD_OUT_FOLDS = frozenset({0, 1, 2})
+FIRST_NEW_CASE = 24
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
+
+
+def fold_of(case: str) -> int:
+    """The fold of a case folder name (stable across machines and Python versions)."""
+    return zlib.crc32(case.encode("utf-8")) % FOLDS
+
+
+def part_of(case: str) -> str:
+    """"tuned" for the 0.1 cases and the tuning folds, "held-out" for the held-out folds."""
+    number = case.split("-", 1)[0]
+    if number.isdigit() and int(number) < FIRST_NEW_CASE:
+        return "tuned"
+    return "held-out" if fold_of(case) in HELD_OUT_FOLDS else "tuned"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    args = parser.parse_args()
+    cases = sorted(p.name for p in args.corpus.iterdir() if (p / "output.txt").is_file())
+    for part in ("tuned", "held-out"):
+        names = [c for c in cases if part_of(c) == part]
+        print(f"{part} ({len(names)}):")
+        for name in names:
+            print(f"  {name}")
+
+
+if __name__ == "__main__":
+    main()
