@@ -34,6 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple, Protocol
 
+from klipui.shrink import salience
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
 from klipui.shrink.text import (
     Lines,
@@ -43,6 +44,7 @@ from klipui.shrink.text import (
     line_starts,
     marker,
     marker_length,
+    plural,
     split,
 )
 
@@ -542,6 +544,69 @@ def _fill_cheap_gaps(pieces: list[_Piece], layout: _Layout, max_rows: int) -> li
     return [p for p in result if not (p.summary is None and p.start == p.end == layout.n)]
 
 
+MAX_MISSES = 2_000
+"""The fill stops after this many lines in a row that did not fit."""
+
+
+def _fill(
+    pieces: list[_Piece], layout: _Layout, order: Iterable[int], max_chars: int, max_rows: int
+) -> tuple[list[_Piece], int]:
+    """Add the omitted lines of `order`, in that order, while the result still fits; each added
+    line splits its gap's marker in two (or ends it), which the cost counts exactly.
+
+    Returns the pieces in input order and how many lines were added.
+    """
+    n = layout.n
+    gap_starts: list[int] = []
+    gap_end: dict[int, int] = {}
+    last = 0
+    for piece in [*pieces, _Piece(n, n, 0, None)]:
+        if piece.start > last:
+            gap_starts.append(last)
+            gap_end[last] = piece.start
+        last = max(last, piece.end)
+    chars, rows = _total(pieces, layout)
+    added: list[_Piece] = []
+    misses = 0
+    for i in order:
+        if not gap_starts or misses >= MAX_MISSES:
+            break
+        k = bisect_right(gap_starts, i) - 1
+        if k < 0:
+            continue
+        a = gap_starts[k]
+        b = gap_end[a]
+        if i >= b:
+            continue
+        cost = layout.line_cost(i)
+        whole_chars, whole_rows = layout.gap(a, b)
+        left_chars, left_rows = layout.gap(a, i)
+        right_chars, right_rows = layout.gap(i + 1, b)
+        new_chars = chars + cost + left_chars + right_chars - whole_chars
+        new_rows = rows + 1 + left_rows + right_rows - whole_rows
+        if not _within(new_chars, new_rows, max_chars, max_rows):
+            misses += 1
+            continue
+        misses = 0
+        chars, rows = new_chars, new_rows
+        added.append(_Piece(i, i + 1, 0, None, cost, 1))
+        del gap_end[a]
+        if i > a:
+            gap_end[a] = i
+            if i + 1 < b:
+                gap_starts.insert(k + 1, i + 1)
+                gap_end[i + 1] = b
+        elif i + 1 < b:
+            gap_starts[k] = i + 1
+            gap_end[i + 1] = b
+        else:
+            del gap_starts[k]
+    if not added:
+        return pieces, 0
+    merged = sorted([*pieces, *added], key=lambda piece: (piece.start, piece.end))
+    return merged, len(added)
+
+
 def _render(pieces: Sequence[_Piece], layout: _Layout) -> tuple[list[str], list[Span]]:
     rows: list[str] = []
     spans: list[Span] = []
@@ -663,6 +728,10 @@ def _fit(
         return None
     if name != "size" and _adds_nothing(pieces, len(lines)):
         return None
+    if name == "size" and not _within(*_total(pieces, layout), max_chars, max_rows):
+        layout.label = ""
+        order = salience.order(lines, hint, max_chars)
+        return _Fit(_fill([], layout, order, max_chars, max_rows)[0], "salience", "")
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
@@ -789,17 +858,22 @@ def _shrink(
     assert fit is not None and chosen is not None
 
     layout.label = fit.label
-    rows, spans = _render(_fill_cheap_gaps(fit.pieces, layout, body_rows), layout)
     name = chosen.name  # type: ignore[attr-defined]
+    pieces, filled = fit.pieces, 0
+    if name != "size":
+        order = salience.order(lines, hint, body_chars)
+        pieces, filled = _fill(pieces, layout, order, body_chars, body_rows)
+    rows, spans = _render(_fill_cheap_gaps(pieces, layout, body_rows), layout)
     if name == "size":
-        direction = {"head": "head", "tail": "tail", "both": "head-tail"}[size_direction(hint)]
-        strategy = "size:line-cap" if not fit.suffix else f"size:{direction}"
+        strategy = "size:line-cap" if not fit.suffix else fit.suffix
     else:
         strategy = name + fit.suffix
     kept_lines = sum(1 for span in spans if span.kind in ("line", "capped"))
     describe = str(getattr(chosen, "describe", "") or "")
     if strategy == "size:line-cap":
         describe = f"long lines capped at {budget.max_line_chars:,} characters"
+    elif strategy == "salience":
+        describe = salience.DESCRIBE
     note = f"kept {kept_lines:,} of {n:,} lines ({strategy})"
     short_note = f"{note}: {describe}" if describe else note
 
@@ -815,6 +889,8 @@ def _shrink(
         rows.append(footer)
         spans.append(Span("footer", 0, 0))
     parts = [short_note]
+    if filled:
+        parts.append(f"{plural(filled, 'more line')} kept by salience in the room left")
     if locator:
         parts.append(f"full original at {locator}")
     if spill_problem:

@@ -1,0 +1,272 @@
+"""Salience: which lines of any output matter most, without knowing its shape.
+
+One pass groups the lines by template (the line without digits, hex letters, white space and
+number punctuation, so lines that differ only in a number, an id or a duration share one).
+The regular expressions then run once over one representative line of each template, not over
+every line, and what they find holds for the whole group:
+
+- signal words (error, fail, fatal, exception, panic, denied, refused, conflict, traceback,
+  abort, segfault, codes like `E0308`, a non-zero exit...) and weaker ones (warning, skipped);
+- summaries with counts in any words (`211 warnings and 2 errors`, `Tests: 3 failed, 40 passed`);
+- structure: section headings, table header rows (the row above a `----` rule), the first lines
+  of blocks after a blank line, the first and the last lines of the output.
+
+A repeated template is represented by its first and last lines; its middle lines are routine.
+In a repetitive output, a template seen once is itself a signal. Around each strong line a few
+lines of context rank next; then lines from both ends, as a blind cut would keep them.
+
+`order` yields line indices, most important first; among equals the later line first (the last
+error and the final summary outrank the first ones). The pipeline adds lines in that order while
+they fit the budget, so every gap keeps its exact omission marker.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterator
+
+from klipui.shrink.plan import Hint
+from klipui.shrink.text import Lines, chunks
+
+DESCRIBE = "signal, summary, heading and distinct lines kept, with both ends"
+
+END = 1000
+"""The last non-blank line and the first line, and a non-zero exit status."""
+SUMMARY = 950
+STRONG = 900
+FLOOR = 800
+"""Lines a head+tail cut of a share of the budget keeps, from both ends."""
+HEADING = 700
+WEAK = 600
+REPEATED = 500
+"""The middle lines of a repeated template that carries a strong signal."""
+CONTEXT = (450, 350, 250)
+"""Lines 1, 2 and 3 away from a strong line."""
+RARE = 400
+DISTINCT = 300
+BLOCK = 200
+
+FLOOR_SHARE = 8
+"""Each end's floor is `budget // FLOOR_SHARE` characters of whole lines."""
+REPETITIVE = 0.3
+"""Share of lines in templates seen at least 3 times above which a unique template is rare."""
+MAX_BLOCK_STARTS = 4_000
+READ_TOOLS = ("read", "cat", "view", "open")
+HEAD_TOOLS = ("grep", "search", "find", "glob", "read", "cat", "view")
+
+_TEMPLATE_DROP = b"0123456789abcdefABCDEF.,: \t\r"
+"""Bytes a template leaves out: digits, hex letters (ids, hashes), number punctuation, white
+space. Lines that differ only in these are one template."""
+
+_STRONG = re.compile(
+    r"error|exception|\b(?:fail|fatal|panic|denied|refus|conflict|unmerged|traceback|abort"
+    r"|segfault|segmentation fault|core dumped|cannot\b|can't|could ?n[o']t|unable to"
+    r"|not found|no such|undefined|unresolved|critical|killed|out of memory|oom\b|timed? ?out"
+    r"|unreachable|assert|mismatch|uncaught|unhandled|violation|invalid|leak|crash|missing"
+    r"|broken|reject|forbidden|unauthori[sz]ed|permission|traceback|err!|errno)"
+)
+_WEAK = re.compile(
+    r"\b(?:warn|deprecat|skip|xfail|xpass|retry|retrying|caused by|expected|actual|got\b|hint:"
+    r"|note:|help:|todo\b|fixme\b|cancel|interrupt|stopp?ed|unknown|ignored|not ok\b|slow\b)"
+)
+_CODE = re.compile(r"\b(?:[A-Z]{1,4}\d{3,5}|[A-Z]+-\d{3,5})\b")
+_EXIT = re.compile(
+    r"(?i)exit(?:ed)?(?: with)?(?: code| status)?[ :=]+-?[1-9]\d*\b|non-?zero (?:exit|status)"
+    r"|returned non-zero|exit (?:code|status)|\bstatus[ :=]+[1-9]\d*\b|process finished"
+)
+_SUMMARY = re.compile(
+    r"\b\d[\d,.]*\s*%?\s+[A-Za-z][\w()+-]*(?:\s+[A-Za-z][\w()+-]*)?\s*(?:,|;|\band\b|\|)"
+    r"[^\n]{0,60}?\b\d[\d,.]*\s*%?\s+[A-Za-z]"
+    r"|(?i:\b\d[\d,.]*\s+(?:tests?|passed|failed|failures?|errors?|warnings?|skipped|problems?"
+    r"|issues?|files?|packages?|items?|checks?|examples?|specs?|suites?|assertions?|cases?"
+    r"|vulnerabilit\w+|commits?|insertions?|deletions?|changes?|modules?|crates?|targets?"
+    r"|lines?|records?|rows?)\b)|(?i:\b(?:total|summary|result|finished|done|completed)\b)"
+)
+_HEADING = re.compile(
+    r"^(?:#{1,6}[ \t]\S|[=*#~-]{3,}[ \t]*\S|\S[^\n]{0,78}:[ \t]*$|[A-Z][A-Z0-9 _/&()-]{2,60}$"
+    r"|\[[^\]\n]{1,60}\]$|[$+>] \S|==> |---+ \S|\S[^\n]{0,60} [=-]{3,}$)",
+    re.MULTILINE,
+)
+_RULE = re.compile(r"^[ \t]*[-=+|:_ ]*[-=]{3,}[-=+|:_ ]*$", re.MULTILINE)
+
+
+def _templates(text: str) -> list[bytes]:
+    """The template of each line of `text` (as `split_lines` counts them), piece by piece."""
+    shapes: list[bytes] = []
+    for _, piece in chunks(text):
+        encoded = piece.encode("utf-8", "surrogatepass")
+        shapes += encoded.translate(None, _TEMPLATE_DROP).split(b"\n")
+        if piece.endswith("\n"):
+            shapes.pop()
+    return shapes
+
+
+def _hits(pattern: re.Pattern[str], text: str, starts: list[int]) -> set[int]:
+    """Indices of the `starts`-delimited lines of `text` where `pattern` matches."""
+    found: set[int] = set()
+    for match in pattern.finditer(text):
+        found.add(bisect_right(starts, match.start()) - 1)
+    return found
+
+
+class Scores:
+    """Salience of each line of `lines` (sparse: routine lines have none)."""
+
+    def __init__(self, lines: Lines, hint: Hint) -> None:
+        self.lines = lines
+        self.hint = hint
+        self.n = len(lines)
+        self.score: dict[int, int] = {}
+        if self.n:
+            self._scan()
+
+    def _raise(self, index: int, value: int) -> None:
+        if self.score.get(index, -1) < value:
+            self.score[index] = value
+
+    def _scan(self) -> None:
+        lines, n = self.lines.lines, self.n
+        shapes = _templates(self.lines.text)
+        counts = Counter(shapes)
+        first = dict(zip(reversed(shapes), range(n - 1, -1, -1), strict=True))
+        last = dict(zip(shapes, range(n), strict=True))
+        groups = list(first)
+        reps = [lines[first[g]] for g in groups]
+        rep_text = "\n".join(reps)
+        rep_starts = [0]
+        for rep in reps:
+            rep_starts.append(rep_starts[-1] + len(rep) + 1)
+        lowered = rep_text.lower()
+        if len(lowered) != len(rep_text):
+            lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
+        tool = (self.hint.tool or "").lower()
+        reading = any(word in tool for word in READ_TOOLS)
+        strong = _hits(_STRONG, lowered, rep_starts)
+        strong |= {k for k in _hits(_CODE, rep_text, rep_starts) if reps[k].lstrip()[:1] in "EF"}
+        weak = _hits(_WEAK, lowered, rep_starts) | _hits(_CODE, rep_text, rep_starts)
+        summary = _hits(_SUMMARY, rep_text, rep_starts)
+        exits = _hits(_EXIT, rep_text, rep_starts)
+        headings = _hits(_HEADING, rep_text, rep_starts)
+        rules = _hits(_RULE, rep_text, rep_starts)
+        signal_level = RARE + 20 if reading else STRONG
+
+        group_score: dict[int, int] = {}
+        for found, value in (
+            (headings, HEADING),
+            (weak, WEAK if not reading else BLOCK),
+            (strong, signal_level),
+            (summary, SUMMARY if not reading else HEADING),
+            (exits, END),
+        ):
+            for k in found:
+                if group_score.get(k, -1) < value:
+                    group_score[k] = value
+        # groups of signal lines: first and last strong, the middle ones above routine
+        spread: dict[bytes, int] = {}
+        for k, value in group_score.items():
+            g = groups[k]
+            if counts[g] == 1:
+                self._raise(first[g], value)
+                continue
+            if g == b"" and value < STRONG:
+                continue  # blank-like lines (only digits or rules) repeated: not headings
+            self._raise(first[g], value - 50)
+            self._raise(last[g], value)
+            if counts[g] > 2 and value >= STRONG:
+                spread[g] = REPEATED
+        if spread:
+            for i, shape in enumerate(shapes):
+                value = spread.get(shape)
+                if value is not None:
+                    self._raise(i, value)
+        # a table header: the row above a rule line
+        for k in rules:
+            g = groups[k]
+            for i in (first[g], last[g]):
+                if i > 0:
+                    self._raise(i - 1, HEADING)
+        # context around strong lines
+        for i, value in list(self.score.items()):
+            if value >= STRONG:
+                for distance, context in enumerate(CONTEXT, 1):
+                    for j in (i - distance, i + distance):
+                        if 0 <= j < n:
+                            self._raise(j, context)
+        # distinct items: first and last of each repeated template; rare ones in repetitive text
+        repeated = sum(c for c in counts.values() if c >= 3)
+        rare_too = repeated >= REPETITIVE * n
+        for g, c in counts.items():
+            if not g:
+                continue
+            if c == 1:
+                if rare_too:
+                    self._raise(first[g], RARE)
+            else:
+                self._raise(first[g], DISTINCT)
+                self._raise(last[g], DISTINCT)
+        self._blocks()
+        self._ends()
+
+    def _blocks(self) -> None:
+        """The first line of each block after a blank line."""
+        text, starts = self.lines.text, self.lines.starts
+        position = text.find("\n\n")
+        found = 0
+        while position >= 0 and found < MAX_BLOCK_STARTS:
+            index = bisect_right(starts, position + 2) - 1
+            if index < self.n:
+                self._raise(index, BLOCK)
+            found += 1
+            position = text.find("\n\n", position + 2)
+
+    def _ends(self) -> None:
+        lines, n = self.lines.lines, self.n
+        self._raise(0, END)
+        last = n - 1
+        while last > 0 and not lines[last].strip():
+            last -= 1
+        self._raise(last, END)
+        for i in range(1, min(3, n)):
+            self._raise(i, FLOOR)
+        for i in range(max(0, last - 4), last):
+            self._raise(i, FLOOR + 10)
+
+
+def _ends_order(n: int, hint: Hint) -> Iterator[int]:
+    """All lines from both ends inwards: a head+tail cut's order (head-heavy for reading tools,
+    tail-heavy for a shell that succeeded)."""
+    tool = (hint.tool or "").lower()
+    head_first = any(word in tool for word in HEAD_TOOLS)
+    head_step, tail_step = (2, 1) if head_first else (1, 1)
+    head, tail = 0, n - 1
+    while head <= tail:
+        for _ in range(tail_step):
+            if head <= tail:
+                yield tail
+                tail -= 1
+        for _ in range(head_step):
+            if head <= tail:
+                yield head
+                head += 1
+
+
+def order(lines: Lines, hint: Hint, budget_chars: int) -> Iterator[int]:
+    """Line indices of `lines`, the most salient first, then every line from both ends inwards
+    (a line may come twice; the pipeline skips what it already keeps)."""
+    scores = Scores(lines, hint)
+    n = len(lines)
+    if budget_chars and n:
+        share = max(1, budget_chars // FLOOR_SHARE)
+        starts = lines.starts
+        head_end = bisect_right(starts, share) - 1
+        tail_start = bisect_right(starts, max(0, starts[n] - share))
+        for rank, i in enumerate(range(min(head_end, n))):
+            scores._raise(i, FLOOR - rank // 4 if rank < 40 else FLOOR - 10)
+        for rank, i in enumerate(range(n - 1, max(tail_start, 0) - 1, -1)):
+            scores._raise(i, FLOOR - rank // 4 if rank < 40 else FLOOR - 10)
+    ranked = sorted(scores.score.items(), key=lambda item: (-item[1], -item[0]))
+    for i, _ in ranked:
+        yield i
+    yield from _ends_order(n, hint)
