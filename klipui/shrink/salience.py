@@ -49,7 +49,10 @@ DISTINCT = 300
 BLOCK = 200
 
 FLOOR_SHARE = 8
-"""Each end's floor is `budget // FLOOR_SHARE` characters of whole lines."""
+"""Each end's floor is `budget // FLOOR_SHARE` characters of whole lines, taken before anything
+else; the next as many characters from each end rank at `FLOOR`."""
+COARSE = 12
+"""Templates that begin alike for this many bytes form one family."""
 REPETITIVE = 0.3
 """Share of lines in templates seen at least 3 times above which a unique template is rare."""
 MAX_BLOCK_STARTS = 4_000
@@ -82,13 +85,22 @@ _SUMMARY = re.compile(
     r"|(?i:\b\d[\d,.]*\s+(?:tests?|passed|failed|failures?|errors?|warnings?|skipped|problems?"
     r"|issues?|files?|packages?|items?|checks?|examples?|specs?|suites?|assertions?|cases?"
     r"|vulnerabilit\w+|commits?|insertions?|deletions?|changes?|modules?|crates?|targets?"
-    r"|lines?|records?|rows?)\b)|(?i:\b(?:total|summary|result|finished|done|completed)\b)"
+    r"|lines?|records?|rows?)\b)"
 )
 _HEADING = re.compile(
     r"^(?:#{1,6}[ \t]\S|[=*#~-]{3,}[ \t]*\S|\S[^\n]{0,78}:[ \t]*$|[A-Z][A-Z0-9 _/&()-]{2,60}$"
     r"|\[[^\]\n]{1,60}\]$|[$+>] \S|==> |---+ \S|\S[^\n]{0,60} [=-]{3,}$)",
     re.MULTILINE,
 )
+_ZERO = re.compile(
+    r"\b(?:errors?|failures?|failed|failing|fatal|warnings?|skipped|conflicts?|problems?"
+    r"|missing|broken|crash\w*|leaks?|vulnerabilit\w*|issues?)\b[ \t]*[:=]?[ \t]*0\b(?![.\d])"
+    r"|\b0[ \t]+(?:[a-z]+[ \t]+)?(?:errors?|failures?|failed|warnings?|conflicts?|problems?"
+    r"|vulnerabilit\w*|leaks?|issues?)\b"
+    r"|\bno (?:errors?|failures?|problems?|issues?|warnings?|conflicts?|leaks?)\b"
+    r"|\bwithout (?:errors?|failures?|warnings?)\b"
+)
+"""Counts of zero and denials ("0 errors", "Failures: 0", "no errors"): not a signal."""
 _RULE = re.compile(r"^[ \t]*[-=+|:_ ]*[-=]{3,}[-=+|:_ ]*$", re.MULTILINE)
 
 
@@ -103,6 +115,10 @@ def _templates(text: str) -> list[bytes]:
     return shapes
 
 
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
 def _hits(pattern: re.Pattern[str], text: str, starts: list[int]) -> set[int]:
     """Indices of the `starts`-delimited lines of `text` where `pattern` matches."""
     found: set[int] = set()
@@ -111,12 +127,49 @@ def _hits(pattern: re.Pattern[str], text: str, starts: list[int]) -> set[int]:
     return found
 
 
+def _emphatic(original: str, start: int, end: int) -> bool:
+    """True when a signal word at `original[start:end]` reads as a report, not as prose: it is
+    capitalised (`Error`, `FAILED`), part of a name (`ValueError`), bracketed or followed by a
+    colon or `!`, or its line is short."""
+    if original[start].isupper() or (start and original[start - 1].isalpha()):
+        return True
+    before = original[start - 1] if start else "\n"
+    after = original[end : end + 1] or "\n"
+    word_end = end
+    while word_end < len(original) and original[word_end].isalpha():
+        word_end += 1
+    following = original[word_end : word_end + 1] or "\n"
+    if before in "[<(!*" or after in ":!]>)" or following in ":!]>)\n":
+        return True
+    line_start = original.rfind("\n", 0, start) + 1
+    line_end = original.find("\n", end)
+    line = original[line_start : line_end if line_end >= 0 else len(original)]
+    return len(line.split()) <= 6
+
+
+def _signals(lowered: str, original: str, starts: list[int]) -> tuple[set[int], set[int]]:
+    """Lines with a strong signal word used as a report, and lines that only mention one."""
+    strong: set[int] = set()
+    mentions: set[int] = set()
+    for match in _STRONG.finditer(lowered):
+        index = bisect_right(starts, match.start()) - 1
+        if index in strong:
+            continue
+        if _emphatic(original, match.start(), match.end()):
+            strong.add(index)
+            mentions.discard(index)
+        else:
+            mentions.add(index)
+    return strong, mentions
+
+
 class Scores:
     """Salience of each line of `lines` (sparse: routine lines have none)."""
 
-    def __init__(self, lines: Lines, hint: Hint) -> None:
+    def __init__(self, lines: Lines, hint: Hint, budget: int = 0) -> None:
         self.lines = lines
         self.hint = hint
+        self.budget = budget
         self.n = len(lines)
         self.score: dict[int, int] = {}
         if self.n:
@@ -141,52 +194,63 @@ class Scores:
         lowered = rep_text.lower()
         if len(lowered) != len(rep_text):
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
+        lowered = _ZERO.sub(_blank, lowered)
         tool = (self.hint.tool or "").lower()
         reading = any(word in tool for word in READ_TOOLS)
-        strong = _hits(_STRONG, lowered, rep_starts)
-        strong |= {k for k in _hits(_CODE, rep_text, rep_starts) if reps[k].lstrip()[:1] in "EF"}
-        weak = _hits(_WEAK, lowered, rep_starts) | _hits(_CODE, rep_text, rep_starts)
+        strong, mentions = _signals(lowered, rep_text, rep_starts)
+        codes = _hits(_CODE, rep_text, rep_starts)
+        strong |= {k for k in codes if reps[k].lstrip()[:1] in "EF"}
+        weak = _hits(_WEAK, lowered, rep_starts) | codes | mentions
         summary = _hits(_SUMMARY, rep_text, rep_starts)
         exits = _hits(_EXIT, rep_text, rep_starts)
         headings = _hits(_HEADING, rep_text, rep_starts)
         rules = _hits(_RULE, rep_text, rep_starts)
-        signal_level = RARE + 20 if reading else STRONG
-
+        signal = RARE + 20 if reading else STRONG
         group_score: dict[int, int] = {}
         for found, value in (
             (headings, HEADING),
             (weak, WEAK if not reading else BLOCK),
-            (strong, signal_level),
+            (strong, signal),
             (summary, SUMMARY if not reading else HEADING),
             (exits, END),
         ):
             for k in found:
                 if group_score.get(k, -1) < value:
                     group_score[k] = value
-        # groups of signal lines: first and last strong, the middle ones above routine
-        spread: dict[bytes, int] = {}
+        # templates alike in their start (the same message about another name) form one
+        # family: its first and last lines score fully, the lines between less
+        families: dict[tuple[bytes, int], list[bytes]] = {}
         for k, value in group_score.items():
             g = groups[k]
-            if counts[g] == 1:
-                self._raise(first[g], value)
-                continue
             if g == b"" and value < STRONG:
-                continue  # blank-like lines (only digits or rules) repeated: not headings
-            self._raise(first[g], value - 50)
-            self._raise(last[g], value)
-            if counts[g] > 2 and value >= STRONG:
-                spread[g] = REPEATED
+                continue  # lines of only digits, rules or white space, repeated
+            families.setdefault((g[:COARSE], value), []).append(g)
+        spread: dict[bytes, int] = {}
+        for (_, value), members in families.items():
+            lo = min(first[g] for g in members)
+            hi = max(last[g] for g in members)
+            self._raise(hi, value)
+            if lo != hi:
+                self._raise(lo, value - 50)
+                if sum(counts[g] for g in members) > 2:
+                    middle = REPEATED if value >= STRONG else min(value, DISTINCT)
+                    for g in members:
+                        spread[g] = max(spread.get(g, 0), middle)
         if spread:
             for i, shape in enumerate(shapes):
                 value = spread.get(shape)
                 if value is not None:
                     self._raise(i, value)
-        # a table header: the row above a rule line
+        # a table header: the row above a rule line; a heading's first line of content
         for k in rules:
             g = groups[k]
             for i in (first[g], last[g]):
                 if i > 0:
                     self._raise(i - 1, HEADING)
+        for k in headings:
+            i = first[groups[k]]
+            if i + 1 < n:
+                self._raise(i + 1, HEADING - 50)
         # context around strong lines
         for i, value in list(self.score.items()):
             if value >= STRONG:
@@ -252,20 +316,37 @@ def _ends_order(n: int, hint: Hint) -> Iterator[int]:
                 head += 1
 
 
+def _end_lines(lines: Lines, share: int) -> tuple[list[int], list[int]]:
+    """The lines within `share` characters of the start, and of the end (last first)."""
+    starts, n = lines.starts, len(lines)
+    head_end = bisect_right(starts, share) - 1
+    tail_start = bisect_right(starts, max(0, starts[n] - share))
+    return list(range(min(head_end, n))), list(range(n - 1, max(tail_start, 0) - 1, -1))
+
+
+def _interleave(head: list[int], tail: list[int]) -> Iterator[int]:
+    for k in range(max(len(head), len(tail))):
+        if k < len(tail):
+            yield tail[k]
+        if k < len(head):
+            yield head[k]
+
+
 def order(lines: Lines, hint: Hint, budget_chars: int) -> Iterator[int]:
-    """Line indices of `lines`, the most salient first, then every line from both ends inwards
-    (a line may come twice; the pipeline skips what it already keeps)."""
-    scores = Scores(lines, hint)
+    """Line indices of `lines`: first those a head+tail cut of a quarter of the budget keeps
+    (`budget_chars // FLOOR_SHARE` at each end), then the most salient, then every line from
+    both ends inwards (a line may come twice; the pipeline skips what it already keeps)."""
     n = len(lines)
-    if budget_chars and n:
-        share = max(1, budget_chars // FLOOR_SHARE)
-        starts = lines.starts
-        head_end = bisect_right(starts, share) - 1
-        tail_start = bisect_right(starts, max(0, starts[n] - share))
-        for rank, i in enumerate(range(min(head_end, n))):
-            scores._raise(i, FLOOR - rank // 4 if rank < 40 else FLOOR - 10)
-        for rank, i in enumerate(range(n - 1, max(tail_start, 0) - 1, -1)):
-            scores._raise(i, FLOOR - rank // 4 if rank < 40 else FLOOR - 10)
+    if not n:
+        return
+    share = budget_chars // FLOOR_SHARE if budget_chars else 0
+    if share:
+        yield from _interleave(*_end_lines(lines, share))
+    scores = Scores(lines, hint, budget_chars)
+    if share:
+        head, tail = _end_lines(lines, 2 * share)
+        for rank, i in enumerate(_interleave(head, tail)):
+            scores._raise(i, FLOOR - rank // 8 if rank < 80 else FLOOR - 10)
     ranked = sorted(scores.score.items(), key=lambda item: (-item[1], -item[0]))
     for i, _ in ranked:
         yield i
