@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from klipui.shrink.plan import Hint
 from klipui.shrink.text import Lines, chunks
@@ -48,7 +48,7 @@ RARE = 400
 DISTINCT = 300
 BLOCK = 200
 
-FLOOR_SHARE = 8
+FLOOR_SHARE = 6
 """Each end's floor is `budget // FLOOR_SHARE` characters of whole lines, taken before anything
 else; the next as many characters from each end rank at `FLOOR`."""
 COARSE = 12
@@ -56,6 +56,8 @@ COARSE = 12
 REPETITIVE = 0.3
 """Share of lines in templates seen at least 3 times above which a unique template is rare."""
 MAX_BLOCK_STARTS = 4_000
+MAX_SPREAD = 32
+"""Up to this many repeated signal templates are located by `list.index` (a scan in C each)."""
 READ_TOOLS = ("read", "cat", "view", "open")
 HEAD_TOOLS = ("grep", "search", "find", "glob", "read", "cat", "view")
 
@@ -63,29 +65,40 @@ _TEMPLATE_DROP = b"0123456789abcdefABCDEF.,: \t\r"
 """Bytes a template leaves out: digits, hex letters (ids, hashes), number punctuation, white
 space. Lines that differ only in these are one template."""
 
-_STRONG = re.compile(
-    r"error|exception|\b(?:fail|fatal|panic|denied|refus|conflict|unmerged|traceback|abort"
-    r"|segfault|segmentation fault|core dumped|cannot\b|can't|could ?n[o']t|unable to"
-    r"|not found|no such|undefined|unresolved|critical|killed|out of memory|oom\b|timed? ?out"
-    r"|unreachable|assert|mismatch|uncaught|unhandled|violation|invalid|leak|crash|missing"
-    r"|broken|reject|forbidden|unauthori[sz]ed|permission|traceback|err!|errno)"
-)
-_WEAK = re.compile(
-    r"\b(?:warn|deprecat|skip|xfail|xpass|retry|retrying|caused by|expected|actual|got\b|hint:"
-    r"|note:|help:|todo\b|fixme\b|cancel|interrupt|stopp?ed|unknown|ignored|not ok\b|slow\b)"
-)
-_CODE = re.compile(r"\b(?:[A-Z]{1,4}\d{3,5}|[A-Z]+-\d{3,5})\b")
+STRONG_WORDS = (
+    "error", "exception", "fail", "fatal", "panic", "denied", "refus", "conflict", "unmerged",
+    "traceback", "abort", "segfault", "segmentation fault", "core dumped", "cannot", "can't",
+    "could not", "couldn't", "unable to", "not found", "no such", "undefined", "unresolved",
+    "critical", "killed", "out of memory", "timed out", "timeout", "unreachable", "assert",
+    "mismatch", "uncaught", "unhandled", "violation", "invalid", "leak", "crash", "missing",
+    "broken", "reject", "forbidden", "unauthori", "permission", "err!", "errno",
+)  # fmt: skip
+"""Words of trouble, lower case, each a prefix of the words it stands for (`fail`: failed)."""
+INSIDE_NAMES = ("error", "exception")
+"""Signal words also found inside a name (`ValueError`, `NullPointerException`)."""
+WEAK_WORDS = (
+    "warn", "deprecat", "skip", "xfail", "xpass", "retry", "retrying", "caused by", "expected",
+    "actual", "hint:", "note:", "help:", "todo", "fixme", "cancel", "interrupt", "stopped",
+    "unknown", "ignored", "not ok", "slow",
+)  # fmt: skip
+EXIT_WORDS = ("exit", "non-zero", "nonzero", "status", "process finished", "returned")
+COUNT_WORDS = (
+    "test", "pass", "problem", "issue", "file", "package", "item", "check", "example", "spec",
+    "vulnerabilit", "insertion", "change", "total", "found", "done",
+)  # fmt: skip
+"""With the signal words, the words a summary line with counts contains."""
+_CODE = re.compile(r"[A-Z]+[0-9]{3,5}\b|[A-Z]+-[0-9]{3,5}\b")
 _EXIT = re.compile(
     r"(?i)exit(?:ed)?(?: with)?(?: code| status)?[ :=]+-?[1-9]\d*\b|non-?zero (?:exit|status)"
     r"|returned non-zero|exit (?:code|status)|\bstatus[ :=]+[1-9]\d*\b|process finished"
 )
 _SUMMARY = re.compile(
     r"\b\d[\d,.]*\s*%?\s+[A-Za-z][\w()+-]*(?:\s+[A-Za-z][\w()+-]*)?\s*(?:,|;|\band\b|\|)"
-    r"[^\n]{0,60}?\b\d[\d,.]*\s*%?\s+[A-Za-z]"
+    r".{0,60}?\b\d[\d,.]*\s*%?\s+[A-Za-z]"
     r"|(?i:\b\d[\d,.]*\s+(?:tests?|passed|failed|failures?|errors?|warnings?|skipped|problems?"
     r"|issues?|files?|packages?|items?|checks?|examples?|specs?|suites?|assertions?|cases?"
     r"|vulnerabilit\w+|commits?|insertions?|deletions?|changes?|modules?|crates?|targets?"
-    r"|lines?|records?|rows?)\b)"
+    r"|lines?|records?|rows?)\b)|(?i:\b(?:total|found|done)\b.*\d)"
 )
 _HEADING = re.compile(
     r"^(?:#{1,6}[ \t]\S|[=*#~-]{3,}[ \t]*\S|\S[^\n]{0,78}:[ \t]*$|[A-Z][A-Z0-9 _/&()-]{2,60}$"
@@ -115,15 +128,52 @@ def _templates(text: str) -> list[bytes]:
     return shapes
 
 
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group())
-
-
 def _hits(pattern: re.Pattern[str], text: str, starts: list[int]) -> set[int]:
     """Indices of the `starts`-delimited lines of `text` where `pattern` matches."""
     found: set[int] = set()
     for match in pattern.finditer(text):
         found.add(bisect_right(starts, match.start()) - 1)
+    return found
+
+
+def _word_hits(
+    lowered: str, words: tuple[str, ...], starts: list[int], inside: tuple[str, ...] = ()
+) -> dict[int, list[tuple[int, int]]]:
+    """Where each of `words` begins a word of `lowered` (or anywhere, for those in `inside`),
+    as `{line: [(start, end), ...]}`; one hit a word a line (the first)."""
+    found: dict[int, list[tuple[int, int]]] = {}
+    for word in words:
+        anywhere = word in inside
+        position = lowered.find(word)
+        while position >= 0:
+            line = bisect_right(starts, position) - 1
+            if anywhere or position == 0 or not lowered[position - 1].isalnum():
+                found.setdefault(line, []).append((position, position + len(word)))
+                position = lowered.find(word, starts[line + 1])
+            else:
+                position = lowered.find(word, position + 1)
+    return found
+
+
+def _lines_matching(
+    pattern: re.Pattern[str], candidates: Iterable[int], reps: list[str]
+) -> set[int]:
+    """Those of the `candidates` line indices whose representative matches `pattern`."""
+    return {k for k in candidates if pattern.search(reps[k])}
+
+
+def _code_lines(text: str, starts: list[int]) -> dict[int, str]:
+    """Lines with a code like `E0308`, `TS2304`, `SC2086` or `ORA-00942` (1 to 5 capitals then 3
+    to 5 digits, a word of its own): `{line: first letter of its first code}`."""
+    found: dict[int, str] = {}
+    for match in _CODE.finditer(text):
+        start = match.start()
+        if start and text[start - 1].isalnum():
+            continue
+        letters = len(match.group()) - len(match.group().lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+        if letters > 5:
+            continue
+        found.setdefault(bisect_right(starts, start) - 1, match.group()[0])
     return found
 
 
@@ -147,20 +197,24 @@ def _emphatic(original: str, start: int, end: int) -> bool:
     return len(line.split()) <= 6
 
 
-def _signals(lowered: str, original: str, starts: list[int]) -> tuple[set[int], set[int]]:
-    """Lines with a strong signal word used as a report, and lines that only mention one."""
+def _signals(
+    lowered: str, original: str, starts: list[int], reps: list[str]
+) -> tuple[set[int], set[int]]:
+    """Lines with a strong signal word used as a report, and lines that only mention one; a word
+    in a count of zero or a denial (`0 errors`, `Failures: 0`, `no errors`) does not count."""
     strong: set[int] = set()
     mentions: set[int] = set()
-    for match in _STRONG.finditer(lowered):
-        index = bisect_right(starts, match.start()) - 1
-        if index in strong:
-            continue
-        if _emphatic(original, match.start(), match.end()):
-            strong.add(index)
-            mentions.discard(index)
-        else:
-            mentions.add(index)
-    return strong, mentions
+    for line, spans in _word_hits(lowered, STRONG_WORDS, starts, INSIDE_NAMES).items():
+        zero = [m.span() for m in _ZERO.finditer(reps[line].lower())]
+        offset = starts[line]
+        for start, end in sorted(spans):
+            if any(a <= start - offset < b for a, b in zero):
+                continue
+            if _emphatic(original, start, end):
+                strong.add(line)
+                break
+            mentions.add(line)
+    return strong, mentions - strong
 
 
 class Scores:
@@ -194,15 +248,15 @@ class Scores:
         lowered = rep_text.lower()
         if len(lowered) != len(rep_text):
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
-        lowered = _ZERO.sub(_blank, lowered)
         tool = (self.hint.tool or "").lower()
         reading = any(word in tool for word in READ_TOOLS)
-        strong, mentions = _signals(lowered, rep_text, rep_starts)
-        codes = _hits(_CODE, rep_text, rep_starts)
-        strong |= {k for k in codes if reps[k].lstrip()[:1] in "EF"}
-        weak = _hits(_WEAK, lowered, rep_starts) | codes | mentions
-        summary = _hits(_SUMMARY, rep_text, rep_starts)
-        exits = _hits(_EXIT, rep_text, rep_starts)
+        strong, mentions = _signals(lowered, rep_text, rep_starts, reps)
+        codes = _code_lines(rep_text, rep_starts)
+        strong |= {k for k, letter in codes.items() if letter in "EF"}
+        weak = set(_word_hits(lowered, WEAK_WORDS, rep_starts)) | set(codes) | mentions
+        counted = set(_word_hits(lowered, COUNT_WORDS, rep_starts)) | strong | weak
+        summary = _lines_matching(_SUMMARY, counted, reps)
+        exits = _lines_matching(_EXIT, _word_hits(lowered, EXIT_WORDS, rep_starts), reps)
         headings = _hits(_HEADING, rep_text, rep_starts)
         rules = _hits(_RULE, rep_text, rep_starts)
         signal = RARE + 20 if reading else STRONG
@@ -236,11 +290,17 @@ class Scores:
                     middle = REPEATED if value >= STRONG else min(value, DISTINCT)
                     for g in members:
                         spread[g] = max(spread.get(g, 0), middle)
-        if spread:
+        if len(spread) > MAX_SPREAD:
             for i, shape in enumerate(shapes):
                 value = spread.get(shape)
                 if value is not None:
                     self._raise(i, value)
+        else:
+            for shape, value in spread.items():
+                i = first[shape]
+                for _ in range(counts[shape]):
+                    self._raise(i, value)
+                    i = shapes.index(shape, i + 1) if i < last[shape] else i
         # a table header: the row above a rule line; a heading's first line of content
         for k in rules:
             g = groups[k]
