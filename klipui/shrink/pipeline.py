@@ -544,8 +544,18 @@ def _fill_cheap_gaps(pieces: list[_Piece], layout: _Layout, max_rows: int) -> li
     return [p for p in result if not (p.summary is None and p.start == p.end == layout.n)]
 
 
+FILL_FROM = 40
+"""Room (characters) below which the fill is not tried: too little for a line and its marker."""
 MAX_MISSES = 2_000
 """The fill stops after this many lines in a row that did not fit."""
+
+
+def _room(pieces: list[_Piece], layout: _Layout, max_chars: int, max_rows: int) -> bool:
+    """True when the pieces leave room worth filling."""
+    chars, rows = _total(pieces, layout)
+    if max_rows and rows >= max_rows:
+        return False
+    return not max_chars or max_chars - chars >= FILL_FROM
 
 
 def _fill(
@@ -860,7 +870,7 @@ def _shrink(
     layout.label = fit.label
     name = chosen.name  # type: ignore[attr-defined]
     pieces, filled = fit.pieces, 0
-    if name != "size":
+    if name != "size" and _room(pieces, layout, body_chars, body_rows):
         order = salience.order(lines, hint, body_chars)
         pieces, filled = _fill(pieces, layout, order, body_chars, body_rows)
     rows, spans = _render(_fill_cheap_gaps(pieces, layout, body_rows), layout)
