@@ -545,7 +545,9 @@ def _fill_cheap_gaps(pieces: list[_Piece], layout: _Layout, max_rows: int) -> li
 
 
 FILL_FROM = 40
-"""Room (characters) below which the fill is not tried: too little for a line and its marker."""
+FILL_SHARE = 20
+"""The fill is tried when the room left is at least `FILL_FROM` characters and a
+`1 / FILL_SHARE` of the budget: less is not worth a salience scan of a big input."""
 MAX_MISSES = 2_000
 """The fill stops after this many lines in a row that did not fit."""
 
@@ -555,7 +557,7 @@ def _room(pieces: list[_Piece], layout: _Layout, max_chars: int, max_rows: int) 
     chars, rows = _total(pieces, layout)
     if max_rows and rows >= max_rows:
         return False
-    return not max_chars or max_chars - chars >= FILL_FROM
+    return not max_chars or max_chars - chars >= max(FILL_FROM, max_chars // FILL_SHARE)
 
 
 def _fill(
