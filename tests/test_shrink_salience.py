@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_shrink_properties import check_idempotent, check_rules
 
-from klipui.shrink import Budget, Hint, Keep, shrink
+from klipui.shrink import Budget, Hint, Keep, reducer_chain, segments, shrink
 from klipui.shrink.salience import FLOOR_SHARE, Scores
 from klipui.shrink.text import split, split_lines
 
@@ -189,3 +190,52 @@ def test_fallback_alone_keeps_the_rules_on_tuned_cases(case: Path) -> None:
         out = shrink(text, hint_of(meta), budget, only=[])
         check_rules(text, out, budget)
         check_idempotent(out, hint_of(meta), budget)
+
+
+# segments ------------------------------------------------------------------------------------
+
+
+def _http_json() -> str:
+    body = {
+        "items": [{"id": i, "name": f"item-{i}", "tags": ["a", "b"]} for i in range(300)],
+        "total": 300,
+        "next_page": "/api/items?page=2",
+    }
+    headers = ["HTTP/1.1 200 OK", "Content-Type: application/json", "X-Request-Id: 7f3a9c"]
+    headers += [f"X-Trace-{i}: v{i}" for i in range(12)]
+    return "\n".join(headers) + "\n\n" + json.dumps(body, indent=2) + "\n"
+
+
+def test_headers_then_json_body_is_read_by_regions() -> None:
+    text = _http_json()
+    budget = Budget(max_chars=1500)
+    out = shrink(text, Hint(tool="bash", command="curl -i https://x/api/items"), budget)
+    assert out.strategy == "salience+json" and "regions read by json" in out.note
+    for kept in ("HTTP/1.1 200 OK", "X-Request-Id: 7f3a9c", '"items": [', '"next_page"'):
+        assert kept in out.content
+    check_rules(text, out, budget)
+    check_idempotent(out, Hint(tool="bash"), budget)
+
+
+def test_regions_of_a_text_no_reducer_knows_are_left_to_salience() -> None:
+    lines = split("\n".join(_routine(400)))
+    assert segments.regions(lines, Hint(), Budget(2000), reducer_chain()) == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["", "$ make test", "{", "plain words", "  indented", "==> step"]),
+        max_size=400,
+    )
+)
+def test_cut_covers_every_line_once_in_bounded_regions(rows: list[str]) -> None:
+    lines = split("\n".join(rows) + ("\n" if rows else ""))
+    parts = segments.cut(lines) if len(lines) else []
+    if not len(lines):
+        return
+    assert parts[0][0] == 0 and parts[-1][1] == len(lines)
+    assert all(a < b for a, b in parts)
+    assert all(b == c for (_, b), (c, _) in pairwise(parts))
+    assert len(parts) <= segments.MAX_REGIONS
+    assert all(b - a >= segments.MIN_LINES for a, b in parts[:-1]) or len(parts) == 1

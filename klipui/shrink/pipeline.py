@@ -34,7 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple, Protocol
 
-from klipui.shrink import salience
+from klipui.shrink import salience, segments
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
 from klipui.shrink.text import (
     Lines,
@@ -619,6 +619,32 @@ def _fill(
     return merged, len(added)
 
 
+def _by_regions(
+    lines: Lines,
+    hint: Hint,
+    budget: Budget,
+    chain: Sequence[object],
+    layout: _Layout,
+    max_chars: int,
+    max_rows: int,
+) -> tuple[list[_Piece], list[str]]:
+    """The salience fallback, with the regions some reducer recognises read by that reducer
+    (see `klipui.shrink.segments`): its summaries are placed first when they take at most half
+    the room, then lines are added in salience order. Returns the pieces and the reducers used."""
+    found = segments.regions(lines, hint, budget, chain)
+    summaries: Plan = [item for region in found for item in region.plan if type(item) is Summary]
+    pieces: list[_Piece] = []
+    if summaries:
+        pieces = _pieces(summaries, lines, layout)
+        half_chars, half_rows = max_chars // 2, max_rows // 2
+        if not _within(*_total(pieces, layout), half_chars, half_rows):
+            pieces = []
+    order = salience.order(lines, hint, max_chars, found)
+    pieces = _fill(pieces, layout, order, max_chars, max_rows)[0]
+    used = list(dict.fromkeys(region.reducer for region in found if region.reducer))
+    return pieces, used
+
+
 def _render(pieces: Sequence[_Piece], layout: _Layout) -> tuple[list[str], list[Span]]:
     rows: list[str] = []
     spans: list[Span] = []
@@ -742,8 +768,7 @@ def _fit(
         return None
     if name == "size" and not _within(*_total(pieces, layout), max_chars, max_rows):
         layout.label = ""
-        order = salience.order(lines, hint, max_chars)
-        return _Fit(_fill([], layout, order, max_chars, max_rows)[0], "salience", "")
+        return _Fit([], "salience", "")
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
@@ -858,7 +883,7 @@ def _shrink(
             plan = module.reduce(text, hint, budget)  # type: ignore[attr-defined]
             if plan is None:
                 continue
-            fit = _fit(plan, module, split(text), layout, hint, body_chars, body_rows)
+            fit = _fit(plan, module, lines, layout, hint, body_chars, body_rows)
         except Exception as error:
             if name == "size":
                 raise
@@ -872,20 +897,28 @@ def _shrink(
     layout.label = fit.label
     name = chosen.name  # type: ignore[attr-defined]
     pieces, filled = fit.pieces, 0
-    if name != "size" and _room(pieces, layout, body_chars, body_rows):
+    parts_by: list[str] = []
+    describe_regions = ""
+    if name == "size" and fit.suffix == "salience":
+        pieces, parts_by = _by_regions(lines, hint, budget, chain, layout, body_chars, body_rows)
+        if parts_by:
+            fit = fit._replace(suffix="salience+" + "+".join(parts_by))
+    elif name != "size" and _room(pieces, layout, body_chars, body_rows):
         order = salience.order(lines, hint, body_chars)
         pieces, filled = _fill(pieces, layout, order, body_chars, body_rows)
     rows, spans = _render(_fill_cheap_gaps(pieces, layout, body_rows), layout)
     if name == "size":
         strategy = "size:line-cap" if not fit.suffix else fit.suffix
+        if parts_by:
+            describe_regions = f"; regions read by {', '.join(parts_by)}"
     else:
         strategy = name + fit.suffix
     kept_lines = sum(1 for span in spans if span.kind in ("line", "capped"))
     describe = str(getattr(chosen, "describe", "") or "")
     if strategy == "size:line-cap":
         describe = f"long lines capped at {budget.max_line_chars:,} characters"
-    elif strategy == "salience":
-        describe = salience.DESCRIBE
+    elif strategy.startswith("salience"):
+        describe = salience.DESCRIBE + describe_regions
     note = f"kept {kept_lines:,} of {n:,} lines ({strategy})"
     short_note = f"{note}: {describe}" if describe else note
 

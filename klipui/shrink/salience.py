@@ -25,9 +25,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
-from klipui.shrink.plan import Hint
+from klipui.shrink.plan import Hint, Keep
+from klipui.shrink.segments import Region
 from klipui.shrink.text import Lines, chunks
 
 DESCRIBE = "signal, summary, heading and distinct lines kept, with both ends"
@@ -38,6 +39,11 @@ SUMMARY = 950
 STRONG = 900
 FLOOR = 800
 """Lines a head+tail cut of a share of the budget keeps, from both ends."""
+PLANNED = 880
+"""Lines a region's reducer keeps at its top priority."""
+PLAN_STEP = 150
+PLAN_LINES = 400
+"""Lines of one kept piece of a region's plan that are ranked (the rest come from both ends)."""
 HEADING = 700
 WEAK = 600
 REPEATED = 500
@@ -392,10 +398,17 @@ def _interleave(head: list[int], tail: list[int]) -> Iterator[int]:
             yield head[k]
 
 
-def order(lines: Lines, hint: Hint, budget_chars: int) -> Iterator[int]:
-    """Line indices of `lines`: first those a head+tail cut of a quarter of the budget keeps
+def order(
+    lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region] = ()
+) -> Iterator[int]:
+    """Line indices of `lines`: first those a head+tail cut of a third of the budget keeps
     (`budget_chars // FLOOR_SHARE` at each end), then the most salient, then every line from
-    both ends inwards (a line may come twice; the pipeline skips what it already keeps)."""
+    both ends inwards (a line may come twice; the pipeline skips what it already keeps).
+
+    In `regions` a reducer recognised, its plan decides: the lines it keeps at its top priority
+    rank just below strong signals, its other kept lines as weak signals, and the lines it drops
+    lose their salience (but strong signals).
+    """
     n = len(lines)
     if not n:
         return
@@ -403,6 +416,9 @@ def order(lines: Lines, hint: Hint, budget_chars: int) -> Iterator[int]:
     if share:
         yield from _interleave(*_end_lines(lines, share))
     scores = Scores(lines, hint, budget_chars)
+    for region in regions:
+        if region.reducer:
+            _follow_plan(scores, region)
     if share:
         head, tail = _end_lines(lines, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
@@ -411,3 +427,22 @@ def order(lines: Lines, hint: Hint, budget_chars: int) -> Iterator[int]:
     for i, _ in ranked:
         yield i
     yield from _ends_order(n, hint)
+
+
+def _follow_plan(scores: Scores, region: Region) -> None:
+    """Lines a region's reducer keeps rank by its priorities (the top ones at `PLANNED`, each
+    lower priority a step down, earlier lines of a piece first); lines it drops lose their
+    salience unless they carry a strong signal."""
+    keeps = [item for item in region.plan if isinstance(item, Keep)]
+    levels = sorted({item.priority for item in keeps}, reverse=True)
+    step = {priority: PLANNED - PLAN_STEP * rank for rank, priority in enumerate(levels)}
+    kept: set[int] = set()
+    for item in keeps:
+        kept.update(range(item.start, item.end))
+    for i in [i for i in scores.score if region.start <= i < region.end and i not in kept]:
+        if scores.score[i] < STRONG:
+            del scores.score[i]
+    for item in keeps:
+        value = max(BLOCK, step[item.priority])
+        for i in range(item.start, min(item.end, item.start + PLAN_LINES)):
+            scores._raise(i, value - (i - item.start) // 8)
