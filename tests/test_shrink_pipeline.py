@@ -149,9 +149,9 @@ def test_only_empty_means_size_and_disable_skips() -> None:
     assert shrink(diff, Hint(tool="bash"), Budget(4000), disable=["size"]).strategy == "diff"
 
 
-def test_shape_reducer_over_budget_composes_with_size() -> None:
+def test_shape_reducer_over_budget_composes_with_salience() -> None:
     out = shrink(corpus("14-git-diff-jinja-rename"), Hint(tool="bash"), Budget(max_chars=600))
-    assert out.strategy == "diff+size"
+    assert out.strategy == "diff+salience"
     assert out.content.startswith("diff --git a/src/jinja2/_compat_aliases.py")
     assert len(out.content) <= 600
 
@@ -165,7 +165,7 @@ def test_shape_reducer_over_budget_composes_with_semantic() -> None:
     assert out.strategy.startswith("diff+semantic")
     assert header in out.content and len(out.content) <= 800
     plain = shrink(text, Hint(tool="bash", command="git diff"), Budget(max_chars=800))
-    assert plain.strategy == "diff+size" and header not in plain.content
+    assert plain.strategy == "diff+salience" and header not in plain.content
 
 
 def test_semantic_before_size_when_no_shape_matches() -> None:

@@ -239,3 +239,31 @@ def test_cut_covers_every_line_once_in_bounded_regions(rows: list[str]) -> None:
     assert all(b == c for (_, b), (c, _) in pairwise(parts))
     assert len(parts) <= segments.MAX_REGIONS
     assert all(b - a >= segments.MIN_LINES for a, b in parts[:-1]) or len(parts) == 1
+
+
+class _KeepsAlmostAll:
+    """A reducer whose plan keeps all but one line at one priority: always over budget here."""
+
+    name = "wide"
+
+    @staticmethod
+    def detect(text: str, hint: Hint) -> bool:
+        return True
+
+    @staticmethod
+    def reduce(text: str, hint: Hint, budget: Budget) -> list[Keep]:
+        n = len(split_lines(text))
+        return [Keep(0, 1, 5), Keep(2, n, 5)]
+
+
+def test_plan_over_budget_is_cut_by_salience_not_from_one_end() -> None:
+    lines = ["run started", "noise", *_routine(1500)]
+    lines[900] = "worker-1 ERROR: lost connection to db-2 (refused)"
+    lines.append("== 3 failed, 40 passed in 12.1s ==")
+    text = "\n".join(lines)
+    budget = Budget(max_chars=1500)
+    out = shrink(text, Hint(tool="bash"), budget, only=["wide"], extra=[_KeepsAlmostAll()])
+    assert out.strategy == "wide+salience"
+    for kept in ("run started", lines[900], "== 3 failed, 40 passed in 12.1s =="):
+        assert kept in out.content
+    check_rules(text, out, budget)

@@ -787,6 +787,11 @@ def _fit(
             if _within(*_total(pieces, layout), max_chars, max_rows):
                 return _Fit(pieces, suffix, "")
     layout.label = ""
+    if all(piece.summary is None for piece in pieces):
+        keeps = tuple(Keep(piece.start, piece.end, 1) for piece in pieces)
+        region = segments.Region(0, len(lines), name, keeps)
+        order = salience.order(lines, hint, max_chars, [region])
+        return _Fit(_fill([], layout, order, max_chars, max_rows)[0], f"{suffix}+salience", "")
     pieces = _cut_by_size(pieces, layout, max_chars, max_rows, direction)
     return _Fit(pieces, f"{suffix}+size", "")
 
