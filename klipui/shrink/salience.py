@@ -62,6 +62,8 @@ COARSE = 12
 REPETITIVE = 0.3
 """Share of lines in templates seen at least 3 times above which a unique template is rare."""
 MAX_BLOCK_STARTS = 4_000
+MAX_SPREAD_LINES = 4_000
+"""Middle lines of repeated signal templates are ranked when there are at most this many."""
 MAX_SPREAD = 32
 """Up to this many repeated signal templates are located by `list.index` (a scan in C each)."""
 READ_TOOLS = ("read", "cat", "view", "open")
@@ -296,6 +298,8 @@ class Scores:
                     middle = REPEATED if value >= STRONG else min(value, DISTINCT)
                     for g in members:
                         spread[g] = max(spread.get(g, 0), middle)
+        if sum(counts[g] for g in spread) > MAX_SPREAD_LINES:
+            spread = {}  # so many repeats that their first and last must do
         if len(spread) > MAX_SPREAD:
             for i, shape in enumerate(shapes):
                 value = spread.get(shape)
