@@ -57,8 +57,11 @@ BLOCK = 200
 FLOOR_SHARE = 6
 """Each end's floor is `budget // FLOOR_SHARE` characters of whole lines, taken before anything
 else; the next as many characters from each end rank at `FLOOR`."""
-COARSE = 12
-"""Templates that begin alike for this many bytes form one family."""
+_NAMES = re.compile(
+    r"\"[^\"\n]*\"|'[^'\n]*'|‘[^’\n]*’|“[^”\n]*”|`[^`\n]*`|\S*[/\\]\S*|\b\w*[_.]\w+"
+)
+"""Quoted strings, paths and dotted or snake_case names: what varies between lines that say the
+same thing about different things."""
 REPETITIVE = 0.3
 """Share of lines in templates seen at least 3 times above which a unique template is rare."""
 MAX_BLOCK_STARTS = 4_000
@@ -134,6 +137,12 @@ def _templates(text: str) -> list[bytes]:
         if piece.endswith("\n"):
             shapes.pop()
     return shapes
+
+
+def _family(line: str) -> bytes:
+    """The template of `line` without its names, paths and quoted strings."""
+    bare = _NAMES.sub("", line).encode("utf-8", "surrogatepass")
+    return bare.translate(None, _TEMPLATE_DROP)
 
 
 def _hits(pattern: re.Pattern[str], text: str, starts: list[int]) -> set[int]:
@@ -279,14 +288,15 @@ class Scores:
             for k in found:
                 if group_score.get(k, -1) < value:
                     group_score[k] = value
-        # templates alike in their start (the same message about another name) form one
-        # family: its first and last lines score fully, the lines between less
+        # templates that differ only in names, paths and quoted strings (the same message
+        # about another thing) form one family: its first and last lines score fully, the
+        # lines between less
         families: dict[tuple[bytes, int], list[bytes]] = {}
         for k, value in group_score.items():
             g = groups[k]
             if g == b"" and value < STRONG:
                 continue  # lines of only digits, rules or white space, repeated
-            families.setdefault((g[:COARSE], value), []).append(g)
+            families.setdefault((_family(reps[k]), value), []).append(g)
         spread: dict[bytes, int] = {}
         for (_, value), members in families.items():
             lo = min(first[g] for g in members)
@@ -427,10 +437,19 @@ def order(
         head, tail = _end_lines(lines, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
             scores._raise(i, FLOOR - rank // 8 if rank < 80 else FLOOR - 10)
-    ranked = sorted(scores.score.items(), key=lambda item: (-item[1], -item[0]))
-    for i, _ in ranked:
-        yield i
+    yield from _by_score(scores.score)
     yield from _ends_order(n, hint)
+
+
+def _by_score(score: dict[int, int]) -> Iterator[int]:
+    """Lines by score, highest first; among equal scores from both ends of their order inwards,
+    the last first (the last error, then the first, the one before the last...)."""
+    levels: dict[int, list[int]] = {}
+    for i, value in score.items():
+        levels.setdefault(value, []).append(i)
+    for value in sorted(levels, reverse=True):
+        same = sorted(levels[value])
+        yield from _interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1])
 
 
 def _follow_plan(scores: Scores, region: Region) -> None:
