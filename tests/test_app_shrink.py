@@ -111,11 +111,11 @@ async def test_reducer_cycle_and_pick(tmp_path: Path) -> None:
         pane = await _shrink_pane(pilot, app)
         assert pane.state.reducer is None
         first = pane.state.shrunk
-        await pilot.press("r")  # auto → diff: not a diff, so the size fallback cuts it
+        await pilot.press("r")  # auto → diff: not a diff, so the salience fallback cuts it
         await settle(pilot, app)
         await wait_for(pilot, lambda: pane.state.shrunk is not first)
         assert pane.state.reducer == "diff"
-        assert pane.state.shrunk.strategy.startswith("size")
+        assert pane.state.shrunk.strategy == "salience"
         assert "reducer diff" in str(pane.query_one("#shrink-head").render())
         cycled = pane.state.shrunk
         await pilot.press("R")  # pick from the list

@@ -90,20 +90,20 @@ def test_fitting_text_passes_unchanged() -> None:
 
 
 @pytest.mark.parametrize(
-    ("hint", "strategy", "first", "last"),
+    "hint",
     [
-        (Hint(tool="bash"), "size:tail", "... ", "line 0499"),
-        (Hint(tool="grep"), "size:head", "line 0000", "... "),
-        (Hint(tool="read"), "size:head", "line 0000", "... "),
-        (Hint(), "size:head-tail", "line 0000", "line 0499"),
-        (Hint(tool="bash", exit_code=2), "size:head-tail", "line 0000", "line 0499"),
+        Hint(tool="bash"),
+        Hint(tool="grep"),
+        Hint(tool="read"),
+        Hint(),
+        Hint(tool="bash", exit_code=2),
     ],
 )
-def test_size_direction(hint: Hint, strategy: str, first: str, last: str) -> None:
+def test_fallback_is_salience_and_keeps_both_ends(hint: Hint) -> None:
     out = shrink(NUMBERED, hint, Budget(max_chars=400), disable=["repeat"])
-    assert out.strategy == strategy
+    assert out.strategy == "salience"
     rows = out.content.split("\n")
-    assert rows[0].startswith(first) and rows[-1].startswith(last)
+    assert rows[0] == "line 0000" and rows[-1] == "line 0499"
     assert len(out.content) <= 400
 
 
@@ -143,15 +143,15 @@ def test_lines_too_long_for_the_budget_are_named_in_the_note() -> None:
 
 def test_only_empty_means_size_and_disable_skips() -> None:
     diff = corpus("14-git-diff-jinja-rename")
-    assert shrink(diff, Hint(tool="bash"), Budget(4000), only=[]).strategy.startswith("size")
+    assert shrink(diff, Hint(tool="bash"), Budget(4000), only=[]).strategy == "salience"
     assert shrink(diff, Hint(tool="bash"), Budget(4000)).strategy == "diff"
     assert shrink(diff, Hint(tool="bash"), Budget(4000), disable=["diff"]).strategy != "diff"
     assert shrink(diff, Hint(tool="bash"), Budget(4000), disable=["size"]).strategy == "diff"
 
 
-def test_shape_reducer_over_budget_composes_with_size() -> None:
+def test_shape_reducer_over_budget_composes_with_salience() -> None:
     out = shrink(corpus("14-git-diff-jinja-rename"), Hint(tool="bash"), Budget(max_chars=600))
-    assert out.strategy == "diff+size"
+    assert out.strategy == "diff+salience"
     assert out.content.startswith("diff --git a/src/jinja2/_compat_aliases.py")
     assert len(out.content) <= 600
 
@@ -165,7 +165,7 @@ def test_shape_reducer_over_budget_composes_with_semantic() -> None:
     assert out.strategy.startswith("diff+semantic")
     assert header in out.content and len(out.content) <= 800
     plain = shrink(text, Hint(tool="bash", command="git diff"), Budget(max_chars=800))
-    assert plain.strategy == "diff+size" and header not in plain.content
+    assert plain.strategy == "diff+salience" and header not in plain.content
 
 
 def test_semantic_before_size_when_no_shape_matches() -> None:
@@ -228,7 +228,8 @@ def test_extra_reducers_run_first(tmp_path: Path) -> None:
     text = "NAME READY\n" + "pod-x 1/1\n" * 5000
     out = shrink(text, Hint(command="kubectl get pods"), Budget(2000), extra=extra)
     assert out.strategy == "kubectl"
-    assert out.content.startswith("NAME READY\n[pods elided]\n... ")
+    assert out.content.startswith("NAME READY\n[pods elided]\n")
+    assert "lines omitted ..." in out.content and len(out.content) <= 2000
     assert shrink(text, Hint(command="ls"), Budget(2000), extra=extra).strategy != "kubectl"
     assert (
         shrink(text, Hint(command="kubectl"), Budget(2000), extra=extra, only=["kubectl"]).strategy
@@ -274,7 +275,7 @@ def test_bad_plan_is_skipped() -> None:
             return [Keep(5, 10), Keep(0, 3)]
 
     out = shrink(NUMBERED, Hint(), Budget(400), extra=[Overlapping()], disable=["repeat"])
-    assert out.strategy.startswith("size") and "overlapping failed" in out.note
+    assert out.strategy == "salience" and "overlapping failed" in out.note
 
 
 def test_every_builtin_is_discovered_in_order() -> None:
@@ -329,7 +330,7 @@ def test_cli_json(
         == 0
     )
     record = json.loads(capsysbinary.readouterr().out)
-    assert record["strategy"] == "size:head" and record["reduced"] and record["locator"] is None
+    assert record["strategy"] == "salience" and record["reduced"] and record["locator"] is None
     assert len(record["kept"]) == len(record["content"].split("\n"))
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple, Protocol
 
+from klipui.shrink import salience, segments
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
 from klipui.shrink.text import (
     Lines,
@@ -43,6 +44,7 @@ from klipui.shrink.text import (
     line_starts,
     marker,
     marker_length,
+    plural,
     split,
 )
 
@@ -542,6 +544,107 @@ def _fill_cheap_gaps(pieces: list[_Piece], layout: _Layout, max_rows: int) -> li
     return [p for p in result if not (p.summary is None and p.start == p.end == layout.n)]
 
 
+FILL_FROM = 40
+FILL_SHARE = 20
+"""The fill is tried when the room left is at least `FILL_FROM` characters and a
+`1 / FILL_SHARE` of the budget: less is not worth a salience scan of a big input."""
+MAX_MISSES = 2_000
+"""The fill stops after this many lines in a row that did not fit."""
+
+
+def _room(pieces: list[_Piece], layout: _Layout, max_chars: int, max_rows: int) -> bool:
+    """True when the pieces leave room worth filling."""
+    chars, rows = _total(pieces, layout)
+    if max_rows and rows >= max_rows:
+        return False
+    return not max_chars or max_chars - chars >= max(FILL_FROM, max_chars // FILL_SHARE)
+
+
+def _fill(
+    pieces: list[_Piece], layout: _Layout, order: Iterable[int], max_chars: int, max_rows: int
+) -> tuple[list[_Piece], int]:
+    """Add the omitted lines of `order`, in that order, while the result still fits; each added
+    line splits its gap's marker in two (or ends it), which the cost counts exactly.
+
+    Returns the pieces in input order and how many lines were added.
+    """
+    n = layout.n
+    gap_starts: list[int] = []
+    gap_end: dict[int, int] = {}
+    last = 0
+    for piece in [*pieces, _Piece(n, n, 0, None)]:
+        if piece.start > last:
+            gap_starts.append(last)
+            gap_end[last] = piece.start
+        last = max(last, piece.end)
+    chars, rows = _total(pieces, layout)
+    added: list[_Piece] = []
+    misses = 0
+    for i in order:
+        if not gap_starts or misses >= MAX_MISSES:
+            break
+        k = bisect_right(gap_starts, i) - 1
+        if k < 0:
+            continue
+        a = gap_starts[k]
+        b = gap_end[a]
+        if i >= b:
+            continue
+        cost = layout.line_cost(i)
+        whole_chars, whole_rows = layout.gap(a, b)
+        left_chars, left_rows = layout.gap(a, i)
+        right_chars, right_rows = layout.gap(i + 1, b)
+        new_chars = chars + cost + left_chars + right_chars - whole_chars
+        new_rows = rows + 1 + left_rows + right_rows - whole_rows
+        if not _within(new_chars, new_rows, max_chars, max_rows):
+            misses += 1
+            continue
+        misses = 0
+        chars, rows = new_chars, new_rows
+        added.append(_Piece(i, i + 1, 0, None, cost, 1))
+        del gap_end[a]
+        if i > a:
+            gap_end[a] = i
+            if i + 1 < b:
+                gap_starts.insert(k + 1, i + 1)
+                gap_end[i + 1] = b
+        elif i + 1 < b:
+            gap_starts[k] = i + 1
+            gap_end[i + 1] = b
+        else:
+            del gap_starts[k]
+    if not added:
+        return pieces, 0
+    merged = sorted([*pieces, *added], key=lambda piece: (piece.start, piece.end))
+    return merged, len(added)
+
+
+def _by_regions(
+    lines: Lines,
+    hint: Hint,
+    budget: Budget,
+    chain: Sequence[object],
+    layout: _Layout,
+    max_chars: int,
+    max_rows: int,
+) -> tuple[list[_Piece], list[str]]:
+    """The salience fallback, with the regions some reducer recognises read by that reducer
+    (see `klipui.shrink.segments`): its summaries are placed first when they take at most half
+    the room, then lines are added in salience order. Returns the pieces and the reducers used."""
+    found = segments.regions(lines, hint, budget, chain)
+    summaries: Plan = [item for region in found for item in region.plan if type(item) is Summary]
+    pieces: list[_Piece] = []
+    if summaries:
+        pieces = _pieces(summaries, lines, layout)
+        half_chars, half_rows = max_chars // 2, max_rows // 2
+        if not _within(*_total(pieces, layout), half_chars, half_rows):
+            pieces = []
+    order = salience.order(lines, hint, max_chars, found)
+    pieces = _fill(pieces, layout, order, max_chars, max_rows)[0]
+    used = list(dict.fromkeys(region.reducer for region in found if region.reducer))
+    return pieces, used
+
+
 def _render(pieces: Sequence[_Piece], layout: _Layout) -> tuple[list[str], list[Span]]:
     rows: list[str] = []
     spans: list[Span] = []
@@ -663,6 +766,9 @@ def _fit(
         return None
     if name != "size" and _adds_nothing(pieces, len(lines)):
         return None
+    if name == "size" and not _within(*_total(pieces, layout), max_chars, max_rows):
+        layout.label = ""
+        return _Fit([], "salience", "")
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
@@ -681,6 +787,11 @@ def _fit(
             if _within(*_total(pieces, layout), max_chars, max_rows):
                 return _Fit(pieces, suffix, "")
     layout.label = ""
+    if all(piece.summary is None for piece in pieces):
+        keeps = tuple(Keep(piece.start, piece.end, 1) for piece in pieces)
+        region = segments.Region(0, len(lines), name, keeps)
+        order = salience.order(lines, hint, max_chars, [region])
+        return _Fit(_fill([], layout, order, max_chars, max_rows)[0], f"{suffix}+salience", "")
     pieces = _cut_by_size(pieces, layout, max_chars, max_rows, direction)
     return _Fit(pieces, f"{suffix}+size", "")
 
@@ -777,7 +888,7 @@ def _shrink(
             plan = module.reduce(text, hint, budget)  # type: ignore[attr-defined]
             if plan is None:
                 continue
-            fit = _fit(plan, module, split(text), layout, hint, body_chars, body_rows)
+            fit = _fit(plan, module, lines, layout, hint, body_chars, body_rows)
         except Exception as error:
             if name == "size":
                 raise
@@ -789,17 +900,30 @@ def _shrink(
     assert fit is not None and chosen is not None
 
     layout.label = fit.label
-    rows, spans = _render(_fill_cheap_gaps(fit.pieces, layout, body_rows), layout)
     name = chosen.name  # type: ignore[attr-defined]
+    pieces, filled = fit.pieces, 0
+    parts_by: list[str] = []
+    describe_regions = ""
+    if name == "size" and fit.suffix == "salience":
+        pieces, parts_by = _by_regions(lines, hint, budget, chain, layout, body_chars, body_rows)
+        if parts_by:
+            fit = fit._replace(suffix="salience+" + "+".join(parts_by))
+    elif name != "size" and _room(pieces, layout, body_chars, body_rows):
+        order = salience.order(lines, hint, body_chars)
+        pieces, filled = _fill(pieces, layout, order, body_chars, body_rows)
+    rows, spans = _render(_fill_cheap_gaps(pieces, layout, body_rows), layout)
     if name == "size":
-        direction = {"head": "head", "tail": "tail", "both": "head-tail"}[size_direction(hint)]
-        strategy = "size:line-cap" if not fit.suffix else f"size:{direction}"
+        strategy = "size:line-cap" if not fit.suffix else fit.suffix
+        if parts_by:
+            describe_regions = f"; regions read by {', '.join(parts_by)}"
     else:
         strategy = name + fit.suffix
     kept_lines = sum(1 for span in spans if span.kind in ("line", "capped"))
     describe = str(getattr(chosen, "describe", "") or "")
     if strategy == "size:line-cap":
         describe = f"long lines capped at {budget.max_line_chars:,} characters"
+    elif strategy.startswith("salience"):
+        describe = salience.DESCRIBE + describe_regions
     note = f"kept {kept_lines:,} of {n:,} lines ({strategy})"
     short_note = f"{note}: {describe}" if describe else note
 
@@ -815,6 +939,8 @@ def _shrink(
         rows.append(footer)
         spans.append(Span("footer", 0, 0))
     parts = [short_note]
+    if filled:
+        parts.append(f"{plural(filled, 'more line')} kept by salience in the room left")
     if locator:
         parts.append(f"full original at {locator}")
     if spill_problem:

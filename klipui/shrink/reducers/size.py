@@ -1,6 +1,9 @@
-"""size: the fallback that always fits; keeps whole lines from the end(s) that matter most.
+"""size: the fallback that always fits, last in the chain.
 
-Direction: a failed command (exit code other than 0) keeps both ends; otherwise shell-like
+Its plan is the whole text: when only a line cap is needed, that is the result ("size:line-cap");
+otherwise the pipeline picks the lines by salience (`klipui.shrink.salience`), never by a blind
+cut. `direction` is the end a reducer with `overflow = "hint"` keeps when its own plan is still
+over budget: a failed command (exit code other than 0) keeps both ends; otherwise shell-like
 tools keep the tail (the latest output), search and read tools the head, anything else both.
 """
 
@@ -10,7 +13,7 @@ from klipui.shrink.plan import Budget, Hint, Keep, Plan
 from klipui.shrink.text import count_lines
 
 name = "size"
-describe = "whole lines kept from the end(s) that matter for this tool"
+describe = "salient lines kept, with both ends"
 
 TAIL_TOOLS = ("bash", "shell", "exec", "terminal", "command", "powershell")
 HEAD_TOOLS = ("grep", "search", "find", "glob", "read", "cat", "view")

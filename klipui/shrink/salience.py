@@ -1,0 +1,471 @@
+"""Salience: which lines of any output matter most, without knowing its shape.
+
+One pass groups the lines by template (the line without digits, hex letters, white space and
+number punctuation, so lines that differ only in a number, an id or a duration share one).
+The regular expressions then run once over one representative line of each template, not over
+every line, and what they find holds for the whole group:
+
+- signal words (error, fail, fatal, exception, panic, denied, refused, conflict, traceback,
+  abort, segfault, codes like `E0308`, a non-zero exit...) and weaker ones (warning, skipped);
+- summaries with counts in any words (`211 warnings and 2 errors`, `Tests: 3 failed, 40 passed`);
+- structure: section headings, table header rows (the row above a `----` rule), the first lines
+  of blocks after a blank line, the first and the last lines of the output.
+
+A repeated template is represented by its first and last lines; its middle lines are routine.
+In a repetitive output, a template seen once is itself a signal. Around each strong line a few
+lines of context rank next; then lines from both ends, as a blind cut would keep them.
+
+`order` yields line indices, most important first; among equals the later line first (the last
+error and the final summary outrank the first ones). The pipeline adds lines in that order while
+they fit the budget, so every gap keeps its exact omission marker.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+
+from klipui.shrink.plan import Hint, Keep
+from klipui.shrink.segments import Region
+from klipui.shrink.text import Lines, chunks
+
+DESCRIBE = "signal, summary, heading and distinct lines kept, with both ends"
+
+END = 1000
+"""The last non-blank line and the first line, and a non-zero exit status."""
+SUMMARY = 950
+STRONG = 900
+FLOOR = 800
+"""Lines a head+tail cut of a share of the budget keeps, from both ends."""
+PLANNED = 880
+"""Lines a region's reducer keeps at its top priority."""
+PLAN_STEP = 150
+PLAN_LINES = 400
+"""Lines of one kept piece of a region's plan that are ranked (the rest come from both ends)."""
+HEADING = 700
+WEAK = 600
+REPEATED = 500
+"""The middle lines of a repeated template that carries a strong signal."""
+CONTEXT = (450, 350, 250)
+"""Lines 1, 2 and 3 away from a strong line."""
+RARE = 400
+DISTINCT = 300
+BLOCK = 200
+
+FLOOR_SHARE = 6
+"""Each end's floor is `budget // FLOOR_SHARE` characters of whole lines, taken before anything
+else; the next as many characters from each end rank at `FLOOR`."""
+_NAMES = re.compile(
+    r"\"[^\"\n]*\"|'[^'\n]*'|‘[^’\n]*’|“[^”\n]*”|`[^`\n]*`|\S*[/\\]\S*|\b\w*[_.]\w+"
+)
+"""Quoted strings, paths and dotted or snake_case names: what varies between lines that say the
+same thing about different things."""
+REPETITIVE = 0.3
+"""Share of lines in templates seen at least 3 times above which a unique template is rare."""
+MAX_BLOCK_STARTS = 4_000
+MAX_SPREAD_LINES = 4_000
+"""Middle lines of repeated signal templates are ranked when there are at most this many."""
+MAX_SPREAD = 32
+"""Up to this many repeated signal templates are located by `list.index` (a scan in C each)."""
+READ_TOOLS = ("read", "cat", "view", "open")
+HEAD_TOOLS = ("grep", "search", "find", "glob", "read", "cat", "view")
+
+_TEMPLATE_DROP = b"0123456789abcdefABCDEF.,: \t\r"
+"""Bytes a template leaves out: digits, hex letters (ids, hashes), number punctuation, white
+space. Lines that differ only in these are one template."""
+
+STRONG_WORDS = (
+    "error", "exception", "fail", "fatal", "panic", "denied", "refus", "conflict", "unmerged",
+    "traceback", "abort", "segfault", "segmentation fault", "core dumped", "cannot", "can't",
+    "could not", "couldn't", "unable to", "not found", "no such", "undefined", "unresolved",
+    "critical", "killed", "out of memory", "timed out", "timeout", "unreachable", "assert",
+    "mismatch", "uncaught", "unhandled", "violation", "invalid", "leak", "crash", "missing",
+    "broken", "reject", "forbidden", "unauthori", "permission", "err!", "errno",
+)  # fmt: skip
+"""Words of trouble, lower case, each a prefix of the words it stands for (`fail`: failed)."""
+INSIDE_NAMES = ("error", "exception")
+"""Signal words also found inside a name (`ValueError`, `NullPointerException`)."""
+WEAK_WORDS = (
+    "warn", "deprecat", "skip", "xfail", "xpass", "retry", "retrying", "caused by", "expected",
+    "actual", "hint:", "note:", "help:", "todo", "fixme", "cancel", "interrupt", "stopped",
+    "unknown", "ignored", "not ok", "slow",
+)  # fmt: skip
+EXIT_WORDS = ("exit", "non-zero", "nonzero", "status", "process finished", "returned")
+COUNT_WORDS = (
+    "test", "pass", "problem", "issue", "file", "package", "item", "check", "example", "spec",
+    "vulnerabilit", "insertion", "change", "total", "found", "done",
+)  # fmt: skip
+"""With the signal words, the words a summary line with counts contains."""
+_CODE = re.compile(r"[A-Z]+[0-9]{3,5}\b|[A-Z]+-[0-9]{3,5}\b")
+_EXIT = re.compile(
+    r"(?i)exit(?:ed)?(?: with)?(?: code| status)?[ :=]+-?[1-9]\d*\b|non-?zero (?:exit|status)"
+    r"|returned non-zero|exit (?:code|status)|\bstatus[ :=]+[1-9]\d*\b|process finished"
+)
+_SUMMARY = re.compile(
+    r"\b\d[\d,.]*\s*%?\s+[A-Za-z][\w()+-]*(?:\s+[A-Za-z][\w()+-]*)?\s*(?:,|;|\band\b|\|)"
+    r".{0,60}?\b\d[\d,.]*\s*%?\s+[A-Za-z]"
+    r"|(?i:\b\d[\d,.]*\s+(?:tests?|passed|failed|failures?|errors?|warnings?|skipped|problems?"
+    r"|issues?|files?|packages?|items?|checks?|examples?|specs?|suites?|assertions?|cases?"
+    r"|vulnerabilit\w+|commits?|insertions?|deletions?|changes?|modules?|crates?|targets?"
+    r"|lines?|records?|rows?)\b)|(?i:\b(?:total|found|done)\b.*\d)"
+)
+_HEADING = re.compile(
+    r"^(?:#{1,6}[ \t]\S|[=*#~-]{3,}[ \t]*\S|\S[^\n]{0,78}:[ \t]*$|[A-Z][A-Z0-9 _/&()-]{2,60}$"
+    r"|\[[^\]\n]{1,60}\]$|[$+>] \S|==> |---+ \S|\S[^\n]{0,60} [=-]{3,}$)",
+    re.MULTILINE,
+)
+_ZERO = re.compile(
+    r"\b(?:errors?|failures?|failed|failing|fatal|warnings?|skipped|conflicts?|problems?"
+    r"|missing|broken|crash\w*|leaks?|vulnerabilit\w*|issues?)\b[ \t]*[:=]?[ \t]*0\b(?![.\d])"
+    r"|\b0[ \t]+(?:[a-z]+[ \t]+)?(?:errors?|failures?|failed|warnings?|conflicts?|problems?"
+    r"|vulnerabilit\w*|leaks?|issues?)\b"
+    r"|\bno (?:errors?|failures?|problems?|issues?|warnings?|conflicts?|leaks?)\b"
+    r"|\bwithout (?:errors?|failures?|warnings?)\b"
+)
+"""Counts of zero and denials ("0 errors", "Failures: 0", "no errors"): not a signal."""
+_RULE = re.compile(r"^[ \t]*[-=+|:_ ]*[-=]{3,}[-=+|:_ ]*$", re.MULTILINE)
+
+
+def _templates(text: str) -> list[bytes]:
+    """The template of each line of `text` (as `split_lines` counts them), piece by piece."""
+    shapes: list[bytes] = []
+    for _, piece in chunks(text):
+        encoded = piece.encode("utf-8", "surrogatepass")
+        shapes += encoded.translate(None, _TEMPLATE_DROP).split(b"\n")
+        if piece.endswith("\n"):
+            shapes.pop()
+    return shapes
+
+
+def _family(line: str) -> bytes:
+    """The template of `line` without its names, paths and quoted strings."""
+    bare = _NAMES.sub("", line).encode("utf-8", "surrogatepass")
+    return bare.translate(None, _TEMPLATE_DROP)
+
+
+def _hits(pattern: re.Pattern[str], text: str, starts: list[int]) -> set[int]:
+    """Indices of the `starts`-delimited lines of `text` where `pattern` matches."""
+    found: set[int] = set()
+    for match in pattern.finditer(text):
+        found.add(bisect_right(starts, match.start()) - 1)
+    return found
+
+
+def _word_hits(
+    lowered: str, words: tuple[str, ...], starts: list[int], inside: tuple[str, ...] = ()
+) -> dict[int, list[tuple[int, int]]]:
+    """Where each of `words` begins a word of `lowered` (or anywhere, for those in `inside`),
+    as `{line: [(start, end), ...]}`; one hit a word a line (the first)."""
+    found: dict[int, list[tuple[int, int]]] = {}
+    for word in words:
+        anywhere = word in inside
+        position = lowered.find(word)
+        while position >= 0:
+            line = bisect_right(starts, position) - 1
+            if anywhere or position == 0 or not lowered[position - 1].isalnum():
+                found.setdefault(line, []).append((position, position + len(word)))
+                position = lowered.find(word, starts[line + 1])
+            else:
+                position = lowered.find(word, position + 1)
+    return found
+
+
+def _lines_matching(
+    pattern: re.Pattern[str], candidates: Iterable[int], reps: list[str]
+) -> set[int]:
+    """Those of the `candidates` line indices whose representative matches `pattern`."""
+    return {k for k in candidates if pattern.search(reps[k])}
+
+
+def _code_lines(text: str, starts: list[int]) -> dict[int, str]:
+    """Lines with a code like `E0308`, `TS2304`, `SC2086` or `ORA-00942` (1 to 5 capitals then 3
+    to 5 digits, a word of its own): `{line: first letter of its first code}`."""
+    found: dict[int, str] = {}
+    for match in _CODE.finditer(text):
+        start = match.start()
+        if start and text[start - 1].isalnum():
+            continue
+        letters = len(match.group()) - len(match.group().lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+        if letters > 5:
+            continue
+        found.setdefault(bisect_right(starts, start) - 1, match.group()[0])
+    return found
+
+
+def _emphatic(original: str, start: int, end: int) -> bool:
+    """True when a signal word at `original[start:end]` reads as a report, not as prose: it is
+    capitalised (`Error`, `FAILED`), part of a name (`ValueError`), bracketed or followed by a
+    colon or `!`, or its line is short."""
+    if original[start].isupper() or (start and original[start - 1].isalpha()):
+        return True
+    before = original[start - 1] if start else "\n"
+    after = original[end : end + 1] or "\n"
+    word_end = end
+    while word_end < len(original) and original[word_end].isalpha():
+        word_end += 1
+    following = original[word_end : word_end + 1] or "\n"
+    if before in "[<(!*" or after in ":!]>)" or following in ":!]>)\n":
+        return True
+    line_start = original.rfind("\n", 0, start) + 1
+    line_end = original.find("\n", end)
+    line = original[line_start : line_end if line_end >= 0 else len(original)]
+    return len(line.split()) <= 6
+
+
+def _signals(
+    lowered: str, original: str, starts: list[int], reps: list[str]
+) -> tuple[set[int], set[int]]:
+    """Lines with a strong signal word used as a report, and lines that only mention one; a word
+    in a count of zero or a denial (`0 errors`, `Failures: 0`, `no errors`) does not count."""
+    strong: set[int] = set()
+    mentions: set[int] = set()
+    for line, spans in _word_hits(lowered, STRONG_WORDS, starts, INSIDE_NAMES).items():
+        zero = [m.span() for m in _ZERO.finditer(reps[line].lower())]
+        offset = starts[line]
+        for start, end in sorted(spans):
+            if any(a <= start - offset < b for a, b in zero):
+                continue
+            if _emphatic(original, start, end):
+                strong.add(line)
+                break
+            mentions.add(line)
+    return strong, mentions - strong
+
+
+class Scores:
+    """Salience of each line of `lines` (sparse: routine lines have none)."""
+
+    def __init__(self, lines: Lines, hint: Hint, budget: int = 0) -> None:
+        self.lines = lines
+        self.hint = hint
+        self.budget = budget
+        self.n = len(lines)
+        self.score: dict[int, int] = {}
+        if self.n:
+            self._scan()
+
+    def _raise(self, index: int, value: int) -> None:
+        if self.score.get(index, -1) < value:
+            self.score[index] = value
+
+    def _scan(self) -> None:
+        lines, n = self.lines.lines, self.n
+        shapes = _templates(self.lines.text)
+        counts = Counter(shapes)
+        first = dict(zip(reversed(shapes), range(n - 1, -1, -1), strict=True))
+        last = dict(zip(shapes, range(n), strict=True))
+        groups = list(first)
+        reps = [lines[first[g]] for g in groups]
+        rep_text = "\n".join(reps)
+        rep_starts = [0]
+        for rep in reps:
+            rep_starts.append(rep_starts[-1] + len(rep) + 1)
+        lowered = rep_text.lower()
+        if len(lowered) != len(rep_text):
+            lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
+        tool = (self.hint.tool or "").lower()
+        reading = any(word in tool for word in READ_TOOLS)
+        strong, mentions = _signals(lowered, rep_text, rep_starts, reps)
+        codes = _code_lines(rep_text, rep_starts)
+        strong |= {k for k, letter in codes.items() if letter in "EF"}
+        weak = set(_word_hits(lowered, WEAK_WORDS, rep_starts)) | set(codes) | mentions
+        counted = set(_word_hits(lowered, COUNT_WORDS, rep_starts)) | strong | weak
+        summary = _lines_matching(_SUMMARY, counted, reps)
+        exits = _lines_matching(_EXIT, _word_hits(lowered, EXIT_WORDS, rep_starts), reps)
+        headings = _hits(_HEADING, rep_text, rep_starts)
+        rules = _hits(_RULE, rep_text, rep_starts)
+        signal = RARE + 20 if reading else STRONG
+        group_score: dict[int, int] = {}
+        for found, value in (
+            (headings, HEADING),
+            (weak, WEAK if not reading else BLOCK),
+            (strong, signal),
+            (summary, SUMMARY if not reading else HEADING),
+            (exits, END),
+        ):
+            for k in found:
+                if group_score.get(k, -1) < value:
+                    group_score[k] = value
+        # templates that differ only in names, paths and quoted strings (the same message
+        # about another thing) form one family: its first and last lines score fully, the
+        # lines between less
+        families: dict[tuple[bytes, int], list[bytes]] = {}
+        for k, value in group_score.items():
+            g = groups[k]
+            if g == b"" and value < STRONG:
+                continue  # lines of only digits, rules or white space, repeated
+            families.setdefault((_family(reps[k]), value), []).append(g)
+        spread: dict[bytes, int] = {}
+        for (_, value), members in families.items():
+            lo = min(first[g] for g in members)
+            hi = max(last[g] for g in members)
+            self._raise(hi, value)
+            if lo != hi:
+                self._raise(lo, value - 50)
+                if sum(counts[g] for g in members) > 2:
+                    middle = REPEATED if value >= STRONG else min(value, DISTINCT)
+                    for g in members:
+                        spread[g] = max(spread.get(g, 0), middle)
+        if sum(counts[g] for g in spread) > MAX_SPREAD_LINES:
+            spread = {}  # so many repeats that their first and last must do
+        if len(spread) > MAX_SPREAD:
+            for i, shape in enumerate(shapes):
+                value = spread.get(shape)
+                if value is not None:
+                    self._raise(i, value)
+        else:
+            for shape, value in spread.items():
+                i = first[shape]
+                for _ in range(counts[shape]):
+                    self._raise(i, value)
+                    i = shapes.index(shape, i + 1) if i < last[shape] else i
+        # a table header: the row above a rule line; a heading's first line of content
+        for k in rules:
+            g = groups[k]
+            for i in (first[g], last[g]):
+                if i > 0:
+                    self._raise(i - 1, HEADING)
+        for k in headings:
+            i = first[groups[k]]
+            if i + 1 < n:
+                self._raise(i + 1, HEADING - 50)
+        # context around strong lines
+        for i, value in list(self.score.items()):
+            if value >= STRONG:
+                for distance, context in enumerate(CONTEXT, 1):
+                    for j in (i - distance, i + distance):
+                        if 0 <= j < n:
+                            self._raise(j, context)
+        # distinct items: first and last of each repeated template; rare ones in repetitive text
+        repeated = sum(c for c in counts.values() if c >= 3)
+        rare_too = repeated >= REPETITIVE * n
+        for g, c in counts.items():
+            if not g:
+                continue
+            if c == 1:
+                if rare_too:
+                    self._raise(first[g], RARE)
+            else:
+                self._raise(first[g], DISTINCT)
+                self._raise(last[g], DISTINCT)
+        self._blocks()
+        self._ends()
+
+    def _blocks(self) -> None:
+        """The first line of each block after a blank line."""
+        text, starts = self.lines.text, self.lines.starts
+        position = text.find("\n\n")
+        found = 0
+        while position >= 0 and found < MAX_BLOCK_STARTS:
+            index = bisect_right(starts, position + 2) - 1
+            if index < self.n:
+                self._raise(index, BLOCK)
+            found += 1
+            position = text.find("\n\n", position + 2)
+
+    def _ends(self) -> None:
+        lines, n = self.lines.lines, self.n
+        self._raise(0, END)
+        last = n - 1
+        while last > 0 and not lines[last].strip():
+            last -= 1
+        self._raise(last, END)
+        for i in range(1, min(3, n)):
+            self._raise(i, FLOOR)
+        for i in range(max(0, last - 4), last):
+            self._raise(i, FLOOR + 10)
+
+
+def _ends_order(n: int, hint: Hint) -> Iterator[int]:
+    """All lines from both ends inwards: a head+tail cut's order (head-heavy for reading tools,
+    tail-heavy for a shell that succeeded)."""
+    tool = (hint.tool or "").lower()
+    head_first = any(word in tool for word in HEAD_TOOLS)
+    head_step, tail_step = (2, 1) if head_first else (1, 1)
+    head, tail = 0, n - 1
+    while head <= tail:
+        for _ in range(tail_step):
+            if head <= tail:
+                yield tail
+                tail -= 1
+        for _ in range(head_step):
+            if head <= tail:
+                yield head
+                head += 1
+
+
+def _end_lines(lines: Lines, share: int) -> tuple[list[int], list[int]]:
+    """The lines within `share` characters of the start, and of the end (last first)."""
+    starts, n = lines.starts, len(lines)
+    head_end = bisect_right(starts, share) - 1
+    tail_start = bisect_right(starts, max(0, starts[n] - share))
+    return list(range(min(head_end, n))), list(range(n - 1, max(tail_start, 0) - 1, -1))
+
+
+def _interleave(head: list[int], tail: list[int]) -> Iterator[int]:
+    for k in range(max(len(head), len(tail))):
+        if k < len(tail):
+            yield tail[k]
+        if k < len(head):
+            yield head[k]
+
+
+def order(
+    lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region] = ()
+) -> Iterator[int]:
+    """Line indices of `lines`: first those a head+tail cut of a third of the budget keeps
+    (`budget_chars // FLOOR_SHARE` at each end), then the most salient, then every line from
+    both ends inwards (a line may come twice; the pipeline skips what it already keeps).
+
+    In `regions` a reducer recognised, its plan decides: the lines it keeps at its top priority
+    rank just below strong signals, its other kept lines as weak signals, and the lines it drops
+    lose their salience (but strong signals).
+    """
+    n = len(lines)
+    if not n:
+        return
+    share = budget_chars // FLOOR_SHARE if budget_chars else 0
+    if share:
+        yield from _interleave(*_end_lines(lines, share))
+    scores = Scores(lines, hint, budget_chars)
+    for region in regions:
+        if region.reducer:
+            _follow_plan(scores, region)
+    if share:
+        head, tail = _end_lines(lines, 2 * share)
+        for rank, i in enumerate(_interleave(head, tail)):
+            scores._raise(i, FLOOR - rank // 8 if rank < 80 else FLOOR - 10)
+    yield from _by_score(scores.score)
+    yield from _ends_order(n, hint)
+
+
+def _by_score(score: dict[int, int]) -> Iterator[int]:
+    """Lines by score, highest first; among equal scores from both ends of their order inwards,
+    the last first (the last error, then the first, the one before the last...)."""
+    levels: dict[int, list[int]] = {}
+    for i, value in score.items():
+        levels.setdefault(value, []).append(i)
+    for value in sorted(levels, reverse=True):
+        same = sorted(levels[value])
+        yield from _interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1])
+
+
+def _follow_plan(scores: Scores, region: Region) -> None:
+    """Lines a region's reducer keeps rank by its priorities (the top ones at `PLANNED`, each
+    lower priority a step down, earlier lines of a piece first); lines it drops lose their
+    salience unless they carry a strong signal."""
+    keeps = [item for item in region.plan if isinstance(item, Keep)]
+    levels = sorted({item.priority for item in keeps}, reverse=True)
+    step = {priority: PLANNED - PLAN_STEP * rank for rank, priority in enumerate(levels)}
+    kept: set[int] = set()
+    for item in keeps:
+        kept.update(range(item.start, item.end))
+    for i in [i for i in scores.score if region.start <= i < region.end and i not in kept]:
+        if scores.score[i] < STRONG:
+            del scores.score[i]
+    for item in keeps:
+        value = max(BLOCK, step[item.priority])
+        for i in range(item.start, min(item.end, item.start + PLAN_LINES)):
+            scores._raise(i, value - (i - item.start) // 8)
