@@ -93,8 +93,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if k >= 0:
             commits[k].notable.append(i)
     if full:
-        for m in _AUTHORS.finditer(lines.text):
-            k = bisect_right(starts, lines.line_at(m.start())) - 1
+        for i, m in lines.scan(_AUTHORS):
+            k = bisect_right(starts, i) - 1
             if k >= 0 and not commits[k].author:
                 commits[k].author = m.group(1)
     cands: list[Cand] = []

@@ -106,12 +106,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     levels: Counter[str] = Counter()
     seen: set[str] = set()
     structured = bool(_STRUCTURED.match(lines.text[:2_000]))
-    for m in (_FIELD_LEVEL if structured else _LEVEL).finditer(lines.text):
+    for i, m in lines.scan(_FIELD_LEVEL if structured else _LEVEL):
         level = m.group(1).upper()
         levels[level] += 1
         if level not in _SEVERE and level not in _WARN:
             continue
-        i = lines.line_at(m.start())
         key = template(_PREFIX.sub("", text_lines[i]))
         first = key not in seen
         seen.add(key)

@@ -106,8 +106,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     frames: list[int] = []
     notices: list[int] = []
     found = {"header": headers, "frame": frames, "notice": notices}
-    for m in _SCAN.finditer(lines.text):
-        found[m.lastgroup or "notice"].append(lines.line_at(m.start()))
+    for i, m in lines.scan(_SCAN):
+        found[m.lastgroup or "notice"].append(i)
     for i in headers:
         line = text_lines[i].strip()
         if line.startswith(("Traceback", "During handling", "The above exception")):

@@ -72,10 +72,14 @@ _HEADER = line_regex(
     r"|(?P<tap>\s*not ok \d+\b.*)"
     r"|(?P<jest>\s*● \S.*)"
     r"|(?P<vitest>\s*FAIL\s+\S+.* > .*)"
-    r"|(?P<surefire>(?:\[ERROR\] )?[^\s<][^<\n]* <<< (?:FAILURE|ERROR)!)$"
     r"|(?P<unittest>(?:FAIL|ERROR): \w+ \(.*\))"
     r")",
 )
+
+_SUREFIRE = line_regex(r"^(?:\[ERROR\] )?[^\s<][^<\n]* <<< (?:FAILURE|ERROR)!$")
+_SUREFIRE_END = re.compile(r" <<< (?:FAILURE|ERROR)!$", re.M)
+"""Surefire's failure header, found from its end (a literal the engine finds fast) and then
+checked whole: led by its start it would read every line to the end."""
 
 _SECTION = line_regex(r"^(?:={5,}|-{5,} Captured|failures:$|Failures:$)")
 
@@ -178,9 +182,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     summary_lines: list[int] = []
     sections: list[int] = []
     headers: list[tuple[int, str]] = []
-    for m in _SCAN.finditer(lines.text):
+    for i, m in lines.scan(_SCAN):
         kind = m.lastgroup or ""
-        i = lines.line_at(m.start())
         if kind == "summary":
             summary_lines.append(i)
             line = text_lines[i]
@@ -193,8 +196,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, MID)
         elif kind == "panic":
             mark(i, HIGH)
-        elif not (kind == "surefire" and "Tests run:" in text_lines[i]):
+        else:
             headers.append((i, kind))
+    for i in lines.hits(_SUREFIRE_END):
+        line = text_lines[i]
+        if _SUREFIRE.match(line) and "Tests run:" not in line:
+            headers.append((i, "surefire"))
+    headers.sort()
     stops = sorted({i for i, _ in headers} | set(summary_lines) | set(sections))
     _mark_blocks(lines, headers, stops, mark)
 
