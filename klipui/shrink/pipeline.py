@@ -49,6 +49,7 @@ from klipui.shrink.text import (
 BUILTIN_ORDER = (
     "diff",
     "json",
+    "sql",
     "csv",
     "tests",
     "build",
