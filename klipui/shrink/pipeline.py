@@ -51,6 +51,7 @@ BUILTIN_ORDER = (
     "json",
     "sql",
     "csv",
+    "docker",
     "tests",
     "build",
     "lint",
