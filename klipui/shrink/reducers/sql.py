@@ -18,8 +18,9 @@ Declines when tables and plans are not most of the output.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from klipui.shrink.plan import Budget, Hint, Plan
+from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
 from klipui.shrink.reducers._patterns import (
     FLOOR,
     HIGH,
@@ -95,6 +96,16 @@ def _header_fits(header: str, rule: str) -> bool:
     return all(start - 1 >= len(header) or header[start - 1] in " |│" for start in columns)
 
 
+def _row_fits(line: str, border: bool, bars: list[int], columns: list[int]) -> bool:
+    """A row of the table: bars where the rule has them (psql), a space before each column
+    (sqlite -column), a bar at the start (bordered tables); a shorter row may end early."""
+    if border:
+        return line.lstrip()[:1] in "|│"
+    if bars:
+        return all(k >= len(line) or line[k] in "|│" for k in bars)
+    return all(k - 1 >= len(line) or line[k - 1] == " " for k in columns)
+
+
 class _Table:
     __slots__ = ("count", "end", "footer", "header", "rows_end", "rows_start", "rules")
 
@@ -128,6 +139,8 @@ def _tables(lines: list[str], rule_lines: list[int]) -> list[_Table]:
                 continue
             header, rules, start = r - 1, [r], r + 1
         table = _Table(header, rules, start)
+        bars = [k for k, c in enumerate(rule) if c in "+┼┬"] if not border else []
+        columns = _columns(rule) if not bars and not border else []
         i = start
         while i < n:
             line = lines[i]
@@ -137,6 +150,8 @@ def _tables(lines: list[str], rule_lines: list[int]) -> list[_Table]:
                 if border:
                     rules.append(i)
                     i += 1
+                break
+            if not _row_fits(line, border, bars, columns):
                 break
             i += 1
         table.rows_end = i if not (border and rules[-1] == i - 1) else i - 1
@@ -204,12 +219,38 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     for i in range(n):
         if not in_table[i] and i not in priority and text_lines[i].strip():
             mark(i, HIGH if _TROUBLE.match(text_lines[i]) else LOW + 5)
+    room = sum(len(label) + 1 for _, label in counts)
+    if budget.max_chars:
+        budget = replace(budget, max_chars=max(1, budget.max_chars - room))
+    if budget.max_lines:
+        budget = replace(budget, max_lines=max(1, budget.max_lines - len(counts)))
     fitter = Fitter(lines, budget)
-    fitter.add_marks(priority, least=FLOOR + 1)
+    fitter.add_marks(priority)
+    planned = finish(fitter.plan(), n)
+    if planned is None:
+        return None
     for table, label in counts:
-        fitter.add_summary([label], (table.rows_start, table.rows_end))
-    fitter.add_marks(priority, below=FLOOR + 1)
-    return finish(fitter.plan(), n)
+        planned = _insert_count(planned, table.rows_end, label)
+    return planned
+
+
+def _insert_count(plan: Plan, at: int, label: str) -> Plan:
+    """`plan` with a row count (standing for no line) placed just before line `at`."""
+    out: Plan = []
+    placed = False
+    for piece in plan:
+        if not placed and piece.start >= at:
+            out.append(Summary((label,), at, at, TOP))
+            placed = True
+        elif not placed and isinstance(piece, Keep) and piece.start < at < piece.end:
+            out.append(Keep(piece.start, at, piece.priority))
+            out.append(Summary((label,), at, at, TOP))
+            piece = Keep(at, piece.end, piece.priority)
+            placed = True
+        out.append(piece)
+    if not placed:
+        out.append(Summary((label,), at, at, TOP))
+    return out
 
 
 def _mark_rows(table: _Table, mark: Mark) -> None:
