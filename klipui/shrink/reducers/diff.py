@@ -42,6 +42,8 @@ _FILE_HEADERS = (
 _WORD = re.compile(r"\w+")
 CONTEXT = 1
 MECHANICAL_REPEATS = 3
+PREAMBLE = 40
+"""Lines before the first file header kept as the commit or mail header (at most)."""
 
 FILE, UNIQUE, HUNK, MECHANICAL = 6, 5, 3, 2
 
@@ -52,8 +54,14 @@ def _is_change(line: str) -> bool:
     )
 
 
+_LOG_HEADER = re.compile(r"(?:[*|/\\ ]*)commit [0-9a-f]{7,40}\b")
+
+
 def detect(text: str, hint: Hint) -> bool:
     lines = sample_lines(text, 200, 0)
+    commits = sum(1 for line in lines if _LOG_HEADER.match(line))
+    if commits >= 2 and sum(1 for line in lines if line.startswith("Author: ")) >= 2:
+        return False  # `git log -p`: commits holding diffs, for gitlog
     headers = sum(1 for line in lines if line.startswith("diff --git ") or _HUNK.match(line))
     changes = sum(1 for line in lines if _is_change(line))
     if headers and changes:
@@ -111,6 +119,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         i += 1
     if not changed:
         return None
+    # the preamble of `git show` or a mailed patch: commit, author, date, message
+    first = next((k for k in range(n) if priority[k] or lines[k].startswith("@@")), n)
+    for k in range(min(first, PREAMBLE)):
+        if lines[k].strip():
+            priority[k] = FILE
     for k, _ in changed:
         priority[k] = UNIQUE
     pair_signatures = [_signature(lines[a], lines[b]) for a, b in pairs]
