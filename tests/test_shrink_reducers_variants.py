@@ -54,3 +54,51 @@ def test_git_show_keeps_the_commit_header_with_the_diff() -> None:
     assert strategy.startswith("diff")
     assert content.startswith(text.split("\n")[0])  # commit <sha>
     assert "Author: " in content and "Date: " in content and subject in content
+
+
+def test_pino_numeric_levels_are_read_as_levels() -> None:
+    """pino writes `"level":50`: the error, the fatal and the warning records are the ones kept."""
+    text = _read("pino-app-log.txt")
+    severe = [line for line in text.splitlines() if re.search(r'"level":[456]0\b', line)]
+    assert len(severe) == 3
+    strategy, content = _shrunk("pino-app-log.txt", 2_000, "node app.js")
+    assert strategy == "log"
+    for line in severe:
+        assert line in content
+
+
+def test_python_log_keeps_the_traceback_of_its_error_record() -> None:
+    strategy, content = _shrunk("python-worker-log-traceback.txt", 1_200, "python3 worker.py")
+    assert strategy == "log"
+    for must in (
+        "ERROR worker: invoice 733 failed, moving to dead-letter queue",
+        "Traceback (most recent call last):",
+        'File "/tmp/pyapp/worker.py", line 14, in total',
+        "TypeError: can't multiply sequence by non-int of type 'float'",
+        "WARNING worker: queue lag 42s above threshold 30s",
+        "INFO worker: worker stopped: 1199 ok, 1 failed",
+    ):
+        assert must in content
+
+
+def test_java_log_keeps_exception_causes_and_user_frames() -> None:
+    strategy, content = _shrunk("java-log-stacktrace.txt", 900, "java com.acme.shop.OrderService")
+    assert strategy == "log"
+    for must in (
+        "ERROR [worker-1] c.a.shop.OrderService - order 417 rejected",
+        "java.lang.IllegalStateException: cannot place order 417: reservation failed",
+        "Caused by: java.lang.NullPointerException",
+        "at com.acme.shop.OrderService.reserve(OrderService.java:15)",
+        "batch done: 799 placed, 1 rejected",
+    ):
+        assert must in content
+
+
+def test_bracketed_timestamps_are_not_grep_locations() -> None:
+    from klipui.shrink.reducers import grep
+
+    text = _read("python-worker-log-traceback.txt")
+    assert text.startswith("[")
+    assert not grep.detect(text, Hint(tool="grep"))
+    out = shrink(text, Hint(tool="grep"), Budget(max_chars=1_500))
+    assert out.strategy == "log"

@@ -12,6 +12,7 @@ from bisect import bisect_right
 from collections import Counter
 
 from klipui.shrink.plan import Budget, Hint, Plan
+from klipui.shrink.reducers import stacktrace
 from klipui.shrink.reducers._patterns import (
     FLOOR,
     HIGH,
@@ -39,11 +40,16 @@ _LEVEL = line_regex(
     r"|PANIC|ALERT|EMERG)\b",
 )
 _FIELD_LEVEL = line_regex(
-    r"^[^\n]{0,300}?(?:\"(?:level|lvl|severity|log\.level)\": ?\"|\blevel=\"?)"
+    r"^[^\n]{0,300}?(?:\"(?:level|lvl|severity|log\.level|levelname|loglevel)\": ?\"?"
+    r"|\b(?:level|lvl|severity)=\"?)"
     r"(trace|debug|info|notice|warn|warning|error|err|fatal|critical|panic"
-    r"|TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC)\b"
+    r"|TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC"
+    r"|Trace|Debug|Info|Notice|Warn|Warning|Error|Fatal|Critical|Panic|[1-6]0)\b"
 )
-"""The level of a JSON-lines or logfmt record (`"level":"error"`, `level=warn`)."""
+"""The level of a JSON-lines or logfmt record (`"level":"error"`, `level=warn`, `"severity":
+"ERROR"`), or pino's and bunyan's numeric level (`"level":50`)."""
+_NUMERIC_LEVEL = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR"}
+"""pino/bunyan levels; 60 is FATAL."""
 _STRUCTURED = re.compile(r"\s*(?:\{\"|(?:time|ts|timestamp)=\S+ level=|level=)")
 _SEVERE = frozenset({"ERROR", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG"})
 _WARN = frozenset({"WARN", "WARNING"})
@@ -108,6 +114,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     structured = bool(_STRUCTURED.match(lines.text[:2_000]))
     for i, m in lines.scan(_FIELD_LEVEL if structured else _LEVEL):
         level = m.group(1).upper()
+        if level.isdigit():
+            level = _NUMERIC_LEVEL.get(level, "FATAL")
         levels[level] += 1
         if level not in _SEVERE and level not in _WARN:
             continue
@@ -134,6 +142,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         mark(i, MID)
     for i in range(max(0, n - 3), n):
         mark(i, MID)
+    last = n - 1
+    while last > 0 and not text_lines[last].strip():
+        last -= 1
+    mark(last, HIGH - 5)  # the final record: how the run ended
 
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1 + 1)
@@ -147,7 +159,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 def _mark_continuation(
     lines: list[str], records: list[int], i: int, first: bool, mark: Mark
 ) -> None:
-    """The lines after a record that are not records themselves: its traceback."""
+    """The lines after a record that are not records themselves: its traceback. Exception
+    headers and causes rank with the record, the first frame after each and the user's frames
+    next, dependency frames last."""
     k = bisect_right(records, i)
     end = records[k] if k < len(records) else len(lines)
     end = min(end, i + 200)
@@ -156,13 +170,21 @@ def _mark_continuation(
     last = end - 1
     while last > i and not lines[last].strip():
         last -= 1
+    after_header = False
     for j in range(i + 1, end):
         line = lines[j]
         if not first:
             mark(j, FLOOR)
-        elif j == last or _EXCEPTION.match(line):
+        elif j == last or _EXCEPTION.match(line) or stacktrace.HEADER.match(line):
             mark(j, HIGH)
-        elif line.lstrip().startswith("File ") and not _FOREIGN.search(line):
-            mark(j, MID)
+            after_header = True
+            continue
+        elif stacktrace.FRAME.match(line):
+            if stacktrace.is_dependency_frame(line) or _FOREIGN.search(line):
+                mark(j, FLOOR)
+            else:
+                mark(j, MID + 5 if after_header else MID)
+                after_header = False
+            continue
         else:
             mark(j, LOW)

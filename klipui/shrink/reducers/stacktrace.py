@@ -65,6 +65,17 @@ _FOREIGN = re.compile(
     r"|kotlin|kotlinx|scala|org\.junit|org\.springframework|org\.apache|reactor|io\.netty)\."
     r"|/rustc/|\b(?:std|core|alloc)::|/usr/local/go/|\bruntime\.|/gems/|/ruby/\d|<internal:"
 )
+FRAME = _FRAME
+"""A stack frame line, of any of the layouts above (for reducers that meet traces in logs)."""
+HEADER = _HEADER
+"""An exception header or cause line."""
+
+
+def is_dependency_frame(line: str) -> bool:
+    """Whether a frame line is in a dependency, the standard library or the runtime."""
+    return _foreign(line, None)
+
+
 _NOTICE = line_regex(
     r"^\s*\[?(?:warn|warning|error|fatal|critical|WARN|WARNING|ERROR|FATAL|CRITICAL|Warning|Error)\b",
 )
