@@ -102,3 +102,46 @@ def test_bracketed_timestamps_are_not_grep_locations() -> None:
     assert not grep.detect(text, Hint(tool="grep"))
     out = shrink(text, Hint(tool="grep"), Budget(max_chars=1_500))
     assert out.strategy == "log"
+
+
+def test_valgrind_report_keeps_errors_first_and_last_leaks_and_summaries() -> None:
+    text = _read("valgrind-leaks.txt")
+    records = re.findall(r"^==\d+== (.* in loss record \d+ of 25)$", text, re.M)
+    assert len(records) == 25
+    strategy, content = _shrunk("valgrind-leaks.txt", 1_800, "valgrind --leak-check=full ./leaky")
+    assert strategy == "stacktrace"
+    for must in (
+        "Invalid read of size 4",
+        "at 0x109684: cfg_lookup (leaky.c:29)",
+        "Conditional jump or move depends on uninitialised value(s)",
+        records[0],
+        records[-1],  # the last of a repeated kind is kept with the first
+        "definitely lost: 3,550 bytes in 100 blocks",
+        "ERROR SUMMARY: 28 errors from 28 contexts",
+    ):
+        assert must in content
+
+
+def test_asan_report_keeps_the_error_and_each_stack_header() -> None:
+    strategy, content = _shrunk("asan.txt", 1_000, "./uaf_asan")
+    assert strategy == "stacktrace"
+    for must in (
+        "ERROR: AddressSanitizer: heap-use-after-free",
+        "#0 0x561c9b7be32e in sum /tmp/crash/uaf.c:7",
+        "freed by thread T0 here:",
+        "in release /tmp/crash/uaf.c:6",
+        "previously allocated by thread T0 here:",
+        "SUMMARY: AddressSanitizer: heap-use-after-free /tmp/crash/uaf.c:7 in sum",
+    ):
+        assert must in content
+
+
+def test_gdb_backtrace_keeps_signal_and_both_ends_of_the_stack() -> None:
+    strategy, content = _shrunk("gdb-bt.txt", 900, "gdb -batch -ex run -ex bt ./deep")
+    assert strategy == "stacktrace"
+    for must in (
+        "Program received signal SIGSEGV, Segmentation fault.",
+        "#0  0x000055555555516a in walk (c=0x7fffffffe6d0, level=40) at deep.c:5",
+        "#41 0x00005555555551d1 in main () at deep.c:8",
+    ):
+        assert must in content
