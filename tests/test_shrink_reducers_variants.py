@@ -145,3 +145,27 @@ def test_gdb_backtrace_keeps_signal_and_both_ends_of_the_stack() -> None:
         "#41 0x00005555555551d1 in main () at deep.c:8",
     ):
         assert must in content
+
+
+def test_cargo_failure_index_lines_and_user_frames_outrank_std_frames() -> None:
+    strategy, content = _shrunk("cargo-test-backtrace.txt", 1_500, "cargo test")
+    assert strategy == "tests"
+    for name in ("parses_record_63", "rounds_amount_17", "rounds_amount_88"):
+        assert f"test tests::{name} ... FAILED" in content
+        assert f"   4: ledger::tests::{name}" in content
+    assert "at ./src/lib.rs:138:77" in content
+    assert "test result: FAILED. 117 passed; 3 failed" in content
+    assert "rust_begin_unwind" not in content  # std frames go before the user's
+
+
+def test_all_pass_pytest_run_keeps_platform_collection_and_skips() -> None:
+    strategy, content = _shrunk("pytest-all-pass-skips.txt", 3_000, "pytest -v -rs tests")
+    assert strategy == "tests"
+    for must in (
+        "platform linux -- Python 3.11.7",
+        "collected 400 items",
+        "SKIPPED [1] tests/test_codec.py:905: flaky upstream sandbox, see issue 812",
+        "SKIPPED [1] tests/test_codec.py:1137: needs macOS keychain (case 377)",
+        "396 passed, 4 skipped in 7.48s",
+    ):
+        assert must in content

@@ -23,6 +23,7 @@ from klipui.shrink.reducers._patterns import (
     command_matches,
     finish,
     line_regex,
+    named_union,
     sample,
 )
 
@@ -138,6 +139,19 @@ _SCAN = line_regex(
 )
 """Headers, summaries, sections and panics in one pass over the text (named by group)."""
 
+_CONTEXT = named_union(
+    setup=line_regex(
+        r"^(?:platform \S+ -- Python .*|rootdir: .*|(?:collecting \.\.\. )?collected \d+ items?.*"
+        r"|running \d+ tests?$|Running \S+.*\(target/\S+\)$|Test run started.*)"
+    ),
+    skipped=line_regex(
+        r"^(?:(?:SKIPPED|XFAIL|XPASS|SKIP) .*|\S+::\S+ (?:SKIPPED|XFAIL|XPASS)\b.*"
+        r"|test \S+ \.\.\. ignored.*|\s*--- SKIP: .*)"
+    ),
+)
+"""What a run that passes still says: where it ran, how many tests it collected, which it
+skipped (kept when there is room, below every failure)."""
+
 _MAX_BLOCK = 400
 
 HEADLINE = HIGH - 2
@@ -211,7 +225,14 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, MID)
             for j in range(i + 1, min(n, i + 6)):
                 mark(j, LOW)
+    else:
+        # one-line index of the failures (`test x ... FAILED`, `path::test FAILED`): each names
+        # a failing test, which the summary does not always repeat
+        for i in lines.hits(_FAIL_LINE):
+            mark(i, MID + 10)
 
+    for i, m in lines.scan(_CONTEXT):
+        mark(i, MID - 5 if m.lastgroup == "setup" else LOW + 5)
     if not priority:
         return None
     fitter = Fitter(lines, budget)
@@ -243,7 +264,7 @@ def _mark_blocks(
             _mark_go_run(text_lines, start, mark)
         seen_message = False
         seen_location = False
-        seen_frame = False
+        seen_frame = -1  # the first user frame
         after_panic = False
         for i in range(start + 1, end):
             line = text_lines[i]
@@ -264,9 +285,11 @@ def _mark_blocks(
                 after_panic = True
                 continue
             if _FRAME.match(line):
-                if not seen_frame and not _FOREIGN.search(line):
+                if seen_frame < 0 and not _FOREIGN.search(line):
                     mark(i, MID)
-                    seen_frame = True
+                    seen_frame = i
+                elif seen_frame >= 0 and seen_frame == i - 1 and stripped.startswith("at "):
+                    mark(i, MID)  # the location line under a Rust frame
                 else:
                     mark(i, FLOOR)
                 continue
