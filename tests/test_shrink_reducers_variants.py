@@ -169,3 +169,14 @@ def test_all_pass_pytest_run_keeps_platform_collection_and_skips() -> None:
         "396 passed, 4 skipped in 7.48s",
     ):
         assert must in content
+
+
+def test_a_version_bump_in_four_files_is_not_rename_noise() -> None:
+    strategy, content = _shrunk("git-diff-bump-and-rename.txt", 4_000, "git diff")
+    assert strategy.startswith("diff")
+    for folder in ("admin", "api", "cli", "worker"):
+        assert f"diff --git a/{folder}/requirements.txt b/{folder}/requirements.txt" in content
+    assert content.count("+requests==2.32.3") == 4
+    assert content.count("-requests==2.31.0") == 4
+    # the rename repeated 240 times is what goes
+    assert content.count("load_account") < 20

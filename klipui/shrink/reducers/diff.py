@@ -76,6 +76,13 @@ def _signature(old: str, new: str) -> tuple[frozenset[str], frozenset[str]]:
     return old_words - new_words, new_words - old_words
 
 
+def _is_bump(signature: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """A substitution of numbers only (a version bump repeated in several files): each copy
+    matters, unlike a renamed word."""
+    removed, added = signature
+    return bool(removed or added) and all(word.isdigit() for word in removed | added)
+
+
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     lines = split_lines(text)
     n = len(lines)
@@ -129,7 +136,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     pair_signatures = [_signature(lines[a], lines[b]) for a, b in pairs]
     signatures = Counter(pair_signatures)
     for (a, b), signature in zip(pairs, pair_signatures, strict=True):
-        if signatures[signature] >= MECHANICAL_REPEATS:
+        if signatures[signature] >= MECHANICAL_REPEATS and not _is_bump(signature):
             priority[a] = priority[b] = MECHANICAL
     unique_hunks = {hunk for k, hunk in changed if priority[k] == UNIQUE and hunk >= 0}
     for index in unique_hunks:
