@@ -190,3 +190,16 @@ def test_docker_declines_other_shapes() -> None:
 def test_docker_reduce_declines_text_without_build_structure() -> None:
     text = "\n".join(f"error: thing {k} failed" for k in range(50)) + "\n"
     assert docker.reduce(text, Hint(), Budget(max_chars=300)) is None
+
+
+def test_package_tables_keep_their_header_rows() -> None:
+    """`dpkg -l` (a `+++-===` rule under a `||/ Name` header) and `pip list -v` (`--- ---`)."""
+    dpkg = _read("dpkg-l.txt").splitlines()
+    header = next(i for i, line in enumerate(dpkg) if line.startswith("||/ Name"))
+    rows = [line for line in dpkg[header + 2 :] if line.strip()]
+    content = _kept(
+        "dpkg-l.txt", "sql", 1_500, [dpkg[0], dpkg[header], dpkg[header + 1], rows[0], rows[-1]]
+    )
+    assert f"[{len(rows):,} rows]" in content
+    pip = _read("pip-list-v.txt").splitlines()
+    _kept("pip-list-v.txt", "sql", 1_500, [pip[0], pip[1], pip[2], pip[-1]])

@@ -49,10 +49,11 @@ _RULE = line_regex(
     r"^(?:\s?-{2,}(?:(?:\+| +)-+)*\s?"
     r"|\+-+(?:\+-+)*\+"
     r"|[┌├└]─+(?:[┬┼┴]─+)*[┐┤┘]"
-    r"|=+(?: +=+)+)$"
+    r"|=+(?: +=+)+"
+    r"|\+{1,3}-=+(?:[-+]=+)+)$"
 )
 """A line ruling a header: psql `---+---`, sqlite -column `---  ---`, `+---+` borders (mysql,
-sqlite -table), box drawing (sqlite -box), `=== ===`."""
+sqlite -table), box drawing (sqlite -box), `=== ===`, dpkg's `+++-===-===`."""
 _FOOTER = re.compile(r"^\s*(?:\(\d[\d,]* rows?\)|\d+ rows? in set\b|Empty set\b)")
 _PLAN_NODE = re.compile(
     r"^\s*(?:->\s+)?\S.*?\(cost=[\d.]+\.\.(?P<cost>[\d.]+) rows=\d+ width=\d+\)"
@@ -76,13 +77,21 @@ def _is_rule(line: str) -> bool:
     return _RULE.match(line) is not None
 
 
+def _fill(rule: str) -> str:
+    """The character a rule is drawn with (`-`, `=`, `─`)."""
+    core = rule.strip()
+    return max("-=─", key=core.count)
+
+
 def _columns(rule: str) -> list[int]:
-    """Where each column of a rule starts (after the first)."""
-    starts = []
-    for i in range(1, len(rule)):
-        if rule[i] not in "-=─" and i + 1 < len(rule) and rule[i + 1] in "-=─":
-            starts.append(i + 1)
-    return starts
+    """Where each column of a rule starts (after the first): where a run of its fill character
+    starts after a separator."""
+    fill = _fill(rule)
+    return [
+        i + 1
+        for i in range(1, len(rule) - 1)
+        if rule[i] != fill and rule[i + 1] == fill and rule[:i].strip()
+    ]
 
 
 def _header_fits(header: str, rule: str) -> bool:
@@ -103,7 +112,8 @@ def _row_fits(line: str, border: bool, bars: list[int], columns: list[int]) -> b
         return line.lstrip()[:1] in "|│"
     if bars:
         return all(k >= len(line) or line[k] in "|│" for k in bars)
-    return all(k - 1 >= len(line) or line[k - 1] == " " for k in columns)
+    misses = sum(1 for k in columns if k - 1 < len(line) and line[k - 1] != " ")
+    return misses == 0 or (misses == 1 and len(columns) >= 3)  # one overlong value
 
 
 class _Table:
@@ -128,7 +138,7 @@ def _tables(lines: list[str], rule_lines: list[int]) -> list[_Table]:
         if r <= used:
             continue
         rule = lines[r]
-        border = rule.lstrip()[:1] in "+┌"
+        border = rule.lstrip().startswith(("+-", "┌"))
         if border:
             # a top border: header below it, a second rule below the header
             if r + 2 >= n or not _is_rule(lines[r + 2]):
@@ -139,7 +149,13 @@ def _tables(lines: list[str], rule_lines: list[int]) -> list[_Table]:
                 continue
             header, rules, start = r - 1, [r], r + 1
         table = _Table(header, rules, start)
-        bars = [k for k, c in enumerate(rule) if c in "+┼┬"] if not border else []
+        fill = _fill(rule)
+        bars = [
+            k
+            for k in range(1, len(rule) - 1)
+            if rule[k] in "+┼┬" and rule[k - 1] == fill and rule[k + 1] == fill
+        ]
+        bars = bars if not border else []
         columns = _columns(rule) if not bars and not border else []
         i = start
         while i < n:
