@@ -180,3 +180,14 @@ def test_a_version_bump_in_four_files_is_not_rename_noise() -> None:
     assert content.count("-requests==2.31.0") == 4
     # the rename repeated 240 times is what goes
     assert content.count("load_account") < 20
+
+
+def test_find_over_two_roots_shows_real_lines_of_each() -> None:
+    text = _read("find-two-roots.txt")
+    second = [line for line in text.splitlines() if line.startswith("/usr/lib/python3/")]
+    assert 0 < len(second) < len(text.splitlines()) // 10
+    strategy, content = _shrunk("find-two-roots.txt", 1_200, "find /usr/share/doc/git ... -type f")
+    assert strategy == "tree"
+    kept = [line for line in content.splitlines() if line in second]
+    assert len(kept) >= 3
+    assert any(line.startswith("/usr/share/doc/git/") for line in content.splitlines())
