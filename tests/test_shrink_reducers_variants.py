@@ -191,3 +191,12 @@ def test_find_over_two_roots_shows_real_lines_of_each() -> None:
     kept = [line for line in content.splitlines() if line in second]
     assert len(kept) >= 3
     assert any(line.startswith("/usr/share/doc/git/") for line in content.splitlines())
+
+
+def test_repeated_errors_keep_the_first_and_the_last_retry() -> None:
+    strategy, content = _shrunk("python-retry-log.txt", 800, "python3 retry.py")
+    assert strategy == "log"
+    assert "upload attempt 1/40 failed: [Errno 111] Connection refused" in content
+    assert "upload attempt 39/40 failed: [Errno 111] Connection refused" in content
+    assert "giving up, 7500 records left unsent" in content
+    assert "37 lines omitted" in content  # the retries between, counted exactly

@@ -111,6 +111,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 
     levels: Counter[str] = Counter()
     seen: set[str] = set()
+    last_of: dict[str, tuple[int, str]] = {}
     structured = bool(_STRUCTURED.match(lines.text[:2_000]))
     for i, m in lines.scan(_FIELD_LEVEL if structured else _LEVEL):
         level = m.group(1).upper()
@@ -122,6 +123,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         key = template(_PREFIX.sub("", text_lines[i]))
         first = key not in seen
         seen.add(key)
+        last_of[key] = (i, level)
         if level in _SEVERE:
             mark(i, HIGH if first else LOW)
             _mark_continuation(text_lines, records, i, first, mark)
@@ -129,6 +131,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, MID + 5 if first else FLOOR + 1)
             _mark_continuation(text_lines, records, i, False, mark)
 
+    # the last of each repeated kind too: the final retry says how it ended
+    for i, level in last_of.values():
+        mark(i, HIGH - 3 if level in _SEVERE else MID)
     for i in lines.hits(_SERVER_ERROR):
         key = template(_PREFIX.sub("", text_lines[i]))
         mark(i, HIGH - 5 if key not in seen else LOW)
