@@ -380,7 +380,7 @@ class Fitter:
     def add_marks(self, priority: dict[int, int], least: int = 0, below: int = 1 << 30) -> None:
         """`add_all` for single lines given as {line: priority}, those with
         `least <= priority < below`."""
-        items = sorted(priority.items(), key=lambda item: (-item[1], item[0]))
+        items = sorted(priority.items(), key=lambda item: (-item[1], -item[0]))
         misses = 0
         for i, p in items:
             if not least <= p < below:
