@@ -45,11 +45,19 @@ KINDS: dict[str, str] = {
     "lint": "08-ruff-webob",
     "json": "15-npm-view-rollup-json",
     "fallback": "23-man-git-rebase-prose",
+    "log-bracketed": "shapes:python-worker-log-traceback.txt",
 }
-"""Kind → the corpus case its input is grown from (the fallback: a man page, prose)."""
+"""Kind → the corpus case its input is grown from (the fallback: a man page, prose). toolshrink
+reads the corpus log (`12:00:00,123` timestamps) as CSV, which costs it nearly nothing, so a
+second log, captured here with `[12:00:00]` timestamps, compares the two log reducers."""
+SHAPES = ROOT / "tests" / "fixtures" / "shrink_shapes"
+SHAPE_META = {"tool": "bash", "command": "python3 worker.py", "budget_chars": 4000}
 
 
 def _case(name: str) -> tuple[str, dict]:
+    if name.startswith("shapes:"):
+        text = (SHAPES / name.removeprefix("shapes:")).read_text(encoding="utf-8")
+        return text, dict(SHAPE_META)
     folder = CORPUS / name
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     return (folder / "output.txt").read_text(encoding="utf-8"), meta

@@ -23,7 +23,6 @@ from klipui.shrink.reducers._patterns import (
     command_matches,
     finish,
     line_regex,
-    named_union,
     sample,
 )
 
@@ -139,18 +138,20 @@ _SCAN = line_regex(
 )
 """Headers, summaries, sections and panics in one pass over the text (named by group)."""
 
-_CONTEXT = named_union(
-    setup=line_regex(
-        r"^(?:platform \S+ -- Python .*|rootdir: .*|(?:collecting \.\.\. )?collected \d+ items?.*"
-        r"|running \d+ tests?$|Running \S+.*\(target/\S+\)$|Test run started.*)"
-    ),
-    skipped=line_regex(
-        r"^(?:(?:SKIPPED|XFAIL|XPASS|SKIP) .*|\S+::\S+ (?:SKIPPED|XFAIL|XPASS)\b.*"
-        r"|test \S+ \.\.\. ignored.*|\s*--- SKIP: .*)"
-    ),
+_SETUP = re.compile(
+    r"(?:platform \S+ -- Python .*|rootdir: .*|(?:collecting \.\.\. )?collected \d+ items?.*"
+    r"|running \d+ tests?$|Running \S+.*\(target/\S+\)$|Test run started.*)"
 )
+_SETUP_WORDS = ("platform ", "rootdir: ", "collected ", "running ", "Running ", "Test run started")
+_SKIPPED = re.compile(
+    r"(?:(?:SKIPPED|XFAIL|XPASS|SKIP) .*|\S+::\S+ (?:SKIPPED|XFAIL|XPASS)\b.*"
+    r"|test \S+ \.\.\. ignored.*|\s*--- SKIP: .*)"
+)
+_SKIP_WORDS = ("SKIP", "XFAIL", "XPASS", " ignored")
 """What a run that passes still says: where it ran, how many tests it collected, which it
-skipped (kept when there is room, below every failure)."""
+skipped (kept when there is room, below every failure); found by plain substring search first,
+as these patterns would read every line to its end."""
+_FAIL_WORDS = ("FAIL", "ERROR", "not ok", "✗", "×", "✕", "✖", "<<< ")
 
 _MAX_BLOCK = 400
 
@@ -228,11 +229,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     else:
         # one-line index of the failures (`test x ... FAILED`, `path::test FAILED`): each names
         # a failing test, which the summary does not always repeat
-        for i in lines.hits(_FAIL_LINE):
+        for i in lines.grep(_FAIL_WORDS, _FAIL_LINE):
             mark(i, MID + 10)
 
-    for i, m in lines.scan(_CONTEXT):
-        mark(i, MID - 5 if m.lastgroup == "setup" else LOW + 5)
+    for i in lines.grep(_SETUP_WORDS, _SETUP):
+        mark(i, MID - 5)
+    for i in lines.grep(_SKIP_WORDS, _SKIPPED):
+        mark(i, LOW + 5)
     if not priority:
         return None
     fitter = Fitter(lines, budget)
