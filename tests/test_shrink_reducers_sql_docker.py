@@ -203,3 +203,36 @@ def test_package_tables_keep_their_header_rows() -> None:
     assert f"[{len(rows):,} rows]" in content
     pip = _read("pip-list-v.txt").splitlines()
     _kept("pip-list-v.txt", "sql", 1_500, [pip[0], pip[1], pip[2], pip[-1]])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    outputs=st.lists(st.integers(0, 60), min_size=2, max_size=8),
+    fail=st.booleans(),
+    max_chars=st.integers(300, 2_000),
+)
+def test_docker_builds_fit_the_budget_with_whole_lines(
+    outputs: list[int], fail: bool, max_chars: int
+) -> None:
+    """Any podman-shaped build: within budget, every kept line an input line or a marker, and
+    the error of a failed build (or the final image of a good one) kept."""
+    steps = len(outputs)
+    rows: list[str] = []
+    for k, count in enumerate(outputs, 1):
+        rows.append(f"STEP {k}/{steps}: RUN ./make part{k}")
+        rows += [f"compiling unit {k}.{j} ok" for j in range(count)]
+        if k < steps or not fail:
+            rows.append(f"--> {k:011x}")
+    if fail:
+        rows.append('Error: building at STEP "RUN ./make part9": exit status 2')
+    else:
+        rows += ["COMMIT localhost/app:1", "Successfully tagged localhost/app:1"]
+    text = "\n".join(rows) + "\n"
+    out = shrink(text, Hint(tool="bash"), Budget(max_chars=max_chars), only=["docker"])
+    assert len(out.content) <= max_chars
+    originals = set(rows)
+    marker = re.compile(r"\.\.\. [\d,]+ characters?, [\d,]+ lines? omitted \.\.\.")
+    assert all(line in originals or marker.fullmatch(line) for line in out.content.splitlines())
+    if out.strategy == "docker":
+        last = rows[-1]
+        assert last in out.content
