@@ -1,27 +1,31 @@
-"""Speed of `klipui.shrink`: throughput per reducer on 1 MB and 20 MB, detection on 100 MB.
+"""Speed of `klipui.shrink` against the reference toolshrink, per kind, on the same inputs.
 
-Inputs are built from the real corpus (tests/fixtures/corpus): each reducer gets copies of the
-outputs of its own kind joined until the size is reached (JSON as one array of copies, CSV with
-one header), and runs alone through the pipeline (`only=[name]`) at the case's budget.
-Detection of every reducer is timed on 1 MB and 100 MB inputs: it samples, so the times should
-match. Prints a table and writes bench/results/shrink_speed.json.
+For each kind (tests, diff, log, find/tree, lint, JSON and a fallback text no reducer recognises)
+an input is grown from a real output of the corpus (tests/fixtures/corpus) to the size asked
+(default 20 MB), written to a temporary file, and shrunk at the case's budget by both:
 
-Targets: >= 20 MB/s for every reducer on 20 MB; detection independent of input size;
-20 MB costs <= 25x what 1 MB costs.
+- `klipui.shrink.shrink` in this process (the whole chain, as `klipui shrink` runs it);
+- toolshrink in one `node` process: `shrink.mjs --bench FILE RUNS` times an in-process shrink.
 
-Each figure is the best of several runs (7 at 1 MB, 3 at 20 MB). Throughput is from wall-clock
-time; the cost ratio ("scaling") is from the CPU time of this process, which other programs
-running on the same cores disturb far less than wall-clock time (both are recorded).
+Each figure is the best of several alternating rounds; the ratio klipui/toolshrink is printed
+per kind
+(target: <= 1.0 on every kind). Then klipui alone on 1 MB and 100 MB of each kind (cost should
+grow linearly: 100 MB <= 125x the 1 MB time, from CPU time, which neighbours disturb less than
+wall-clock time), and every detector on 1 MB and 100 MB (detection samples: the times should
+match). Writes bench/results/shrink_speed.json.
 
-Usage: python bench/shrink_speed.py [--sizes 1,20] [--detect-mb 100] [--only a,b]
+Usage: python bench/shrink_speed.py [--mb 20] [--runs 5] [--scale 1,100] [--only tests,diff]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,181 +35,205 @@ import klipui.shrink.text as text_module  # noqa: E402
 from klipui.shrink import Budget, Hint, builtin_reducers, shrink  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+TOOLSHRINK = ROOT.parent / "shared" / "tools" / "anchors" / "toolshrink" / "shrink.mjs"
 MB = 1_000_000
-KIND_OF = {
-    "diff": "diff",
-    "json": "json",
-    "csv": "csv",
-    "tests": "tests",
-    "build": "build",
-    "lint": "lint",
-    "stacktrace": "stacktrace",
-    "gitlog": "gitlog",
-    "install": "install",
-    "log": "log",
-    "tree": "tree",
-    "repeat": "repeat",
+KINDS: dict[str, str] = {
+    "tests": "01-pytest-ledger-mixed",
+    "diff": "14-git-diff-jinja-rename",
+    "log": "17-python-http-app-log",
+    "tree": "19-ls-laR-node-modules",
+    "lint": "08-ruff-webob",
+    "json": "15-npm-view-rollup-json",
+    "fallback": "23-man-git-rebase-prose",
+    "log-bracketed": "shapes:python-worker-log-traceback.txt",
 }
-CASE_OF = {"grep": "21-grep-jinja-undefined", "outline": "22-read-bottle-py"}
-QUERY = "error failed timeout"
+"""Kind → the corpus case its input is grown from (the fallback: a man page, prose). toolshrink
+reads the corpus log (`12:00:00,123` timestamps) as CSV, which costs it nearly nothing, so a
+second log, captured here with `[12:00:00]` timestamps, compares the two log reducers."""
+SHAPES = ROOT / "tests" / "fixtures" / "shrink_shapes"
+SHAPE_META = {"tool": "bash", "command": "python3 worker.py", "budget_chars": 4000}
 
 
-def _cases() -> list[tuple[str, dict]]:
-    found = []
-    for folder in sorted(CORPUS.iterdir()):
-        if (folder / "output.txt").is_file():
-            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-            meta["case"] = folder.name
-            found.append(((folder / "output.txt").read_text(encoding="utf-8"), meta))
-    return found
+def _case(name: str) -> tuple[str, dict]:
+    if name.startswith("shapes:"):
+        text = (SHAPES / name.removeprefix("shapes:")).read_text(encoding="utf-8")
+        return text, dict(SHAPE_META)
+    folder = CORPUS / name
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    return (folder / "output.txt").read_text(encoding="utf-8"), meta
 
 
-def _grow(parts: list[str], size: int, name: str) -> str:
-    """Copies of `parts` joined to about `size` characters, keeping the shape valid."""
-    if name == "json":
-        values = [json.loads(p) for p in parts]
-        one = len(json.dumps(values[0], indent=2))
-        copies = max(1, size // one)
-        return json.dumps([values[i % len(values)] for i in range(copies)], indent=2)
-    if name == "csv":
-        header, *rows = parts[0].split("\n")
-        body = "\n".join(rows)
-        copies = max(1, size // max(1, len(body)))
-        return header + "\n" + "\n".join([body] * copies)
-    chunks: list[str] = []
-    total = 0
-    i = 0
-    while total < size:
-        piece = parts[i % len(parts)]
-        piece = piece if piece.endswith("\n") else piece + "\n"
-        chunks.append(piece)
-        total += len(piece)
-        i += 1
-    return "".join(chunks)
+def grow(text: str, size: int, kind: str) -> str:
+    """Copies of `text` joined to about `size` characters, keeping the shape valid (JSON as one
+    array of copies)."""
+    if kind == "json":
+        one = json.loads(text)
+        copies = max(1, size // len(json.dumps(one, indent=2)))
+        return json.dumps([one] * copies, indent=2)
+    piece = text if text.endswith("\n") else text + "\n"
+    return piece * max(1, -(-size // len(piece)))
 
 
-def _input_for(name: str, cases: list[tuple[str, dict]]) -> tuple[list[str], dict]:
-    if name in KIND_OF:
-        chosen = [(t, m) for t, m in cases if m["kind"] == KIND_OF[name]]
-    elif name in CASE_OF:
-        chosen = [(t, m) for t, m in cases if m["case"] == CASE_OF[name]]
-    else:  # semantic, size: every case
-        chosen = cases
-    return [t for t, _ in chosen], chosen[0][1]
-
-
-def _time(call, repeat: int = 1) -> float:  # type: ignore[no-untyped-def]
-    return _times(call, repeat)[0]
-
-
-def _times(call, repeat: int = 1) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    """(best wall-clock seconds, best CPU seconds of this process) over `repeat` calls."""
+def _best(call: Callable[[], object], runs: int) -> tuple[float, float, object]:
+    """(best wall-clock seconds, best CPU seconds, last result) over `runs` calls."""
     best_wall = best_cpu = float("inf")
-    for _ in range(repeat):
+    result: object = None
+    for _ in range(runs):
+        text_module._last = None  # no reuse of the previous run's line split
         started, started_cpu = time.perf_counter(), time.process_time()
-        call()
+        result = call()
         best_cpu = min(best_cpu, time.process_time() - started_cpu)
         best_wall = min(best_wall, time.perf_counter() - started)
-    return best_wall, best_cpu
+    return best_wall, best_cpu, result
+
+
+def _klipui(text: str, meta: dict, runs: int) -> dict:
+    hint = Hint(tool=meta["tool"], command=meta["command"])
+    budget = Budget(max_chars=meta["budget_chars"])
+    wall, cpu, result = _best(lambda: shrink(text, hint, budget), runs)
+    return {
+        "seconds": round(wall, 4),
+        "cpu_seconds": round(cpu, 4),
+        "strategy": result.strategy,  # type: ignore[attr-defined]
+        "output_chars": len(result.content),  # type: ignore[attr-defined]
+    }
+
+
+def _toolshrink(path: Path, meta: dict, runs: int) -> dict:
+    env = {
+        "BUDGET_CHARS": str(meta["budget_chars"]),
+        "HINT_TOOL": meta["tool"],
+        "HINT_COMMAND": meta["command"],
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+    }
+    done = subprocess.run(
+        ["node", "--max-old-space-size=8192", str(TOOLSHRINK), "--bench", str(path), str(runs)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        "seconds": round(report["seconds"], 4),
+        "strategy": report["strategy"],
+        "output_chars": report["chars_out"],
+    }
+
+
+def _compare(text: str, path: Path, meta: dict, rounds: int) -> tuple[dict, dict]:
+    """Both shrinkers timed in alternating rounds (klipui once, then toolshrink twice in one
+    process, its second run warmed up), so that a busy moment of the machine slows both; the best
+    round of each is kept."""
+    ours: dict | None = None
+    theirs: dict | None = None
+    for _ in range(rounds):
+        mine = _klipui(text, meta, 1)
+        other = _toolshrink(path, meta, 2)
+        if ours is None or mine["seconds"] < ours["seconds"]:
+            ours = mine
+        if theirs is None or other["seconds"] < theirs["seconds"]:
+            theirs = other
+    assert ours is not None and theirs is not None
+    return ours, theirs
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1,20", help="input sizes in MB (default 1,20)")
-    parser.add_argument("--detect-mb", type=int, default=100)
-    parser.add_argument("--only", help="reducers to measure (default all)")
+    parser.add_argument("--mb", type=int, default=20, help="size of the compared inputs")
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (best is kept)")
+    parser.add_argument("--scale", default="1,100", help="sizes in MB for klipui's cost growth")
+    parser.add_argument("--only", help="kinds to measure (default all)")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / "shrink_speed.json"
     )
     args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
-    cases = _cases()
-    reducers = builtin_reducers()
-    if args.only:
-        wanted = set(args.only.split(","))
-        reducers = [r for r in reducers if r.name in wanted]
+    kinds = args.only.split(",") if args.only else list(KINDS)
+    scale = [int(s) for s in args.scale.split(",")] if args.scale else []
 
     rows = []
-    print(f"{'reducer':12} {'MB':>4} {'seconds':>8} {'cpu s':>8} {'MB/s':>7} {'strategy':20}")
-    for module in reducers:
-        parts, meta = _input_for(module.name, cases)
-        hint = Hint(tool=meta["tool"], command=meta["command"])
-        if module.name == "semantic":
-            hint = Hint(tool=meta["tool"], query=QUERY)
-        if module.name == "outline":
-            hint = Hint(tool="read", path=meta["command"])
-        row: dict = {"reducer": module.name, "case": meta["case"]}
-        for size in sizes:
-            text = _grow(parts, size * MB, module.name)
-            budget = Budget(max_chars=meta["budget_chars"])
-            print(f"  {module.name} {size} MB ...", file=sys.stderr, end="\r")
-            result = None
-
-            def run(
-                text: str = text,
-                budget: Budget = budget,
-                hint: Hint = hint,
-                name: str = module.name,
-            ) -> None:
-                nonlocal result
-                text_module._last = None  # no reuse of the previous run's line split
-                result = shrink(text, hint, budget, only=[name])
-
-            seconds, cpu = _times(run, repeat=7 if size <= 1 else 3)
-            assert result is not None
-            rate = len(text) / MB / seconds
-            row[f"{size}mb"] = {
+    print(f"{args.mb} MB, best of {args.runs}")
+    print(f"{'kind':9} {'klipui s':>9} {'toolshrink s':>13} {'ratio':>6}  strategies")
+    with tempfile.TemporaryDirectory() as scratch:
+        for kind in kinds:
+            source, meta = _case(KINDS[kind])
+            text = grow(source, args.mb * MB, kind)
+            path = Path(scratch) / f"{kind}.txt"
+            path.write_text(text, encoding="utf-8")
+            ours, theirs = _compare(text, path, meta, args.runs)
+            path.unlink()
+            ratio = ours["seconds"] / theirs["seconds"]
+            row = {
+                "kind": kind,
+                "case": KINDS[kind],
                 "chars": len(text),
-                "seconds": round(seconds, 4),
-                "cpu_seconds": round(cpu, 4),
-                "mb_per_s": round(rate, 1),
-                "strategy": result.strategy,
-                "output_chars": len(result.content),
+                "klipui": ours,
+                "toolshrink": theirs,
+                "ratio": round(ratio, 2),
             }
+            rows.append(row)
             print(
-                f"{module.name:12} {size:4} {seconds:8.3f} {cpu:8.3f} {rate:7.1f}"
-                f" {result.strategy:20}"
+                f"{kind:9} {ours['seconds']:9.3f} {theirs['seconds']:13.3f} {ratio:6.2f}"
+                f"  {ours['strategy']} / {theirs['strategy']}"
             )
-        if len(sizes) >= 2:
-            small, big = row[f"{sizes[0]}mb"], row[f"{sizes[-1]}mb"]
-            row["scaling"] = round(big["cpu_seconds"] / small["cpu_seconds"], 1)
-            row["scaling_wall"] = round(big["seconds"] / small["seconds"], 1)
-        rows.append(row)
 
-    print()
-    print(f"detection: 1 MB vs {args.detect_mb} MB (seconds per call)")
-    base_parts = [t for t, _ in cases]
-    small = _grow(base_parts, MB, "any")
-    big = _grow(base_parts, args.detect_mb * MB, "any")
+    scaling = []
+    if len(scale) >= 2:
+        small, big = scale[0], scale[-1]
+        print(f"\nklipui cost growth, {small} MB -> {big} MB (CPU seconds, best of runs)")
+        for kind in kinds:
+            source, meta = _case(KINDS[kind])
+            times = {}
+            for size in (small, big):
+                text = grow(source, size * MB, kind)
+                runs = args.runs if size <= 20 else 2
+                times[size] = _klipui(text, meta, runs)["cpu_seconds"]
+                del text
+            factor = times[big] / max(times[small], 1e-9)
+            scaling.append(
+                {
+                    "kind": kind,
+                    f"{small}mb_cpu_s": times[small],
+                    f"{big}mb_cpu_s": times[big],
+                    "factor": round(factor, 1),
+                    "size_factor": big // small,
+                }
+            )
+            print(f"{kind:9} {times[small]:8.3f} s {times[big]:8.3f} s  x{factor:.1f}")
+
     detection = []
-    for module in builtin_reducers():
-        hint = Hint(tool="bash", command="make test", query=QUERY)
-        t_small = _time(lambda m=module, h=hint: m.detect(small, h), repeat=3)
-        t_big = _time(lambda m=module, h=hint: m.detect(big, h), repeat=3)
-        detection.append(
-            {"reducer": module.name, "1mb_s": round(t_small, 5), "big_s": round(t_big, 5)}
-        )
-        print(f"{module.name:12} {t_small * 1000:8.2f} ms {t_big * 1000:8.2f} ms")
+    if len(scale) >= 2:
+        small, big = scale[0], scale[-1]
+        mixed = "".join(_case(name)[0] for name in KINDS.values())
+        small_text, big_text = grow(mixed, small * MB, "any"), grow(mixed, big * MB, "any")
+        hint = Hint(tool="bash", command="make test")
+        print(f"\ndetection, {small} MB vs {big} MB (ms a call)")
+        for module in builtin_reducers():
+            t_small = _best(lambda m=module: m.detect(small_text, hint), 3)[0]
+            t_big = _best(lambda m=module: m.detect(big_text, hint), 3)[0]
+            detection.append(
+                {"reducer": module.name, "small_s": round(t_small, 5), "big_s": round(t_big, 5)}
+            )
+            print(f"{module.name:12} {t_small * 1000:8.2f} {t_big * 1000:8.2f}")
 
-    slowest = min(r[f"{sizes[-1]}mb"]["mb_per_s"] for r in rows) if rows else 0.0
-    worst_scaling = max((r.get("scaling", 0.0) for r in rows), default=0.0)
+    worst = max((r["ratio"] for r in rows), default=0.0)
+    worst_growth = max((s["factor"] / s["size_factor"] for s in scaling), default=0.0)
     report = {
-        "sizes_mb": sizes,
-        "detect_mb": args.detect_mb,
-        "reducers": rows,
+        "mb": args.mb,
+        "runs": args.runs,
+        "kinds": rows,
+        "scaling": scaling,
         "detection": detection,
         "summary": {
-            "slowest_mb_per_s_at_largest": slowest,
-            "worst_scaling": worst_scaling,
-            "meets_throughput_target": slowest >= 20,
-            "meets_scaling_target": worst_scaling <= 25,
+            "worst_ratio": worst,
+            "meets_ratio_target": worst <= 1.0,
+            "worst_growth_per_size": round(worst_growth, 2),
+            "linear": worst_growth <= 1.25,
         },
     }
-    print()
-    print(
-        f"slowest reducer at {sizes[-1]} MB: {slowest:.1f} MB/s (target 20);"
-        f" worst {sizes[-1]}/{sizes[0]} MB cost ratio: {worst_scaling:.1f}x (target <= 25)"
-    )
+    print(f"\nworst ratio klipui/toolshrink: {worst:.2f} (target <= 1.0)")
+    if scaling:
+        print(f"worst cost growth / size growth: {worst_growth:.2f} (linear: <= 1.25)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

@@ -96,7 +96,8 @@ def test_compact_json_is_sampled() -> None:
     text = json.dumps(value)
     out = shrink(text, Hint(tool="bash"), Budget(max_chars=3000))
     assert out.strategy == "json"
-    assert "... 997 more items ..." in out.content
+    assert "... 996 more items ..." in out.content
+    assert '"id": 999' in out.content  # the last item is part of the sample
     assert '"...": "795 more keys omitted"' in out.content
     assert "(+9,500 chars)" in out.content
 

@@ -51,7 +51,9 @@ from klipui.shrink.text import (
 BUILTIN_ORDER = (
     "diff",
     "json",
+    "sql",
     "csv",
+    "docker",
     "tests",
     "build",
     "lint",

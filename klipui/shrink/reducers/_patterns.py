@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
@@ -99,18 +99,71 @@ class Lines:
         lines = self.lines
         return [i for i in lines_containing(self, words) if pattern.match(lines[i])]
 
+    def scan(self, pattern: re.Pattern[str]) -> Iterator[tuple[int, re.Match[str]]]:
+        """`(line index, match)` for each match of a line pattern (see `line_regex`) in the
+        text, in order; a pattern not anchored with `^` is searched as it is."""
+        text, starts = self.text, self.starts
+        led = _newline_led(pattern)
+        if led is None:
+            for m in pattern.finditer(text):
+                yield bisect_right(starts, m.start()) - 1, m
+            return
+        first = pattern.match(text)
+        if first is not None:
+            yield 0, first
+        for m in led.finditer(text):
+            yield bisect_right(starts, m.start() + 1) - 1, m
+
     def hits(self, pattern: re.Pattern[str]) -> list[int]:
         """Indices of the lines where `pattern` matches (once a line, in order)."""
         out: list[int] = []
-        last = -1
-        starts = self.starts
-        for m in pattern.finditer(self.text):
-            pos = m.start()
-            if out and pos < starts[last + 1]:
-                continue
-            last = bisect_right(starts, pos) - 1
-            out.append(last)
+        for i, _ in self.scan(pattern):
+            if not out or out[-1] != i:
+                out.append(i)
         return out
+
+
+_LED: dict[re.Pattern[str], re.Pattern[str] | None] = {}
+
+
+def _newline_led(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """`pattern` (anchored with a leading `^`) led by a newline instead: the regex engine
+    jumps from newline to newline instead of trying the anchor at every character, which makes
+    a whole-text scan several times faster. None for a pattern without a leading `^`."""
+    if pattern in _LED:
+        return _LED[pattern]
+    source = pattern.pattern
+    led = None
+    if source.startswith("^") and not _top_level_branch(source):
+        led = re.compile("\n(?:" + source[1:] + ")", pattern.flags | re.M)
+    _LED[pattern] = led
+    return led
+
+
+def _top_level_branch(source: str) -> bool:
+    """Whether a regex source has a `|` outside every group and character class."""
+    depth = 0
+    in_class = False
+    i = 0
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if source[i + 1 : i + 2] == "]":
+                i += 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return True
+        i += 1
+    return False
 
 
 def sample(text: str, head: int = 12_000, tail: int = 6_000, windows: int = 3) -> list[str]:
@@ -327,7 +380,7 @@ class Fitter:
     def add_marks(self, priority: dict[int, int], least: int = 0, below: int = 1 << 30) -> None:
         """`add_all` for single lines given as {line: priority}, those with
         `least <= priority < below`."""
-        items = sorted(priority.items(), key=lambda item: (-item[1], item[0]))
+        items = sorted(priority.items(), key=lambda item: (-item[1], -item[0]))
         misses = 0
         for i, p in items:
             if not least <= p < below:

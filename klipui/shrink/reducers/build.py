@@ -118,9 +118,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     messages: Counter[str] = Counter()
     first_of: dict[str, int] = {}
     repeats: list[int] = []
-    for m in _SCAN.finditer(lines.text):
+    for i, m in lines.scan(_SCAN):
         kind = m.lastgroup
-        i = lines.line_at(m.start())
         line = text_lines[i]
         if kind == "summary":
             mark(i, TOP)

@@ -42,6 +42,8 @@ _FILE_HEADERS = (
 _WORD = re.compile(r"\w+")
 CONTEXT = 1
 MECHANICAL_REPEATS = 3
+PREAMBLE = 40
+"""Lines before the first file header kept as the commit or mail header (at most)."""
 
 FILE, UNIQUE, HUNK, MECHANICAL = 6, 5, 3, 2
 
@@ -52,8 +54,14 @@ def _is_change(line: str) -> bool:
     )
 
 
+_LOG_HEADER = re.compile(r"(?:[*|/\\ ]*)commit [0-9a-f]{7,40}\b")
+
+
 def detect(text: str, hint: Hint) -> bool:
     lines = sample_lines(text, 200, 0)
+    commits = sum(1 for line in lines if _LOG_HEADER.match(line))
+    if commits >= 2 and sum(1 for line in lines if line.startswith("Author: ")) >= 2:
+        return False  # `git log -p`: commits holding diffs, for gitlog
     headers = sum(1 for line in lines if line.startswith("diff --git ") or _HUNK.match(line))
     changes = sum(1 for line in lines if _is_change(line))
     if headers and changes:
@@ -66,6 +74,13 @@ def _signature(old: str, new: str) -> tuple[frozenset[str], frozenset[str]]:
     """The words a changed line pair removes and adds (what a rename substitutes)."""
     old_words, new_words = frozenset(_WORD.findall(old, 1)), frozenset(_WORD.findall(new, 1))
     return old_words - new_words, new_words - old_words
+
+
+def _is_bump(signature: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """A substitution of numbers only (a version bump repeated in several files): each copy
+    matters, unlike a renamed word."""
+    removed, added = signature
+    return bool(removed or added) and all(word.isdigit() for word in removed | added)
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
@@ -111,12 +126,17 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         i += 1
     if not changed:
         return None
+    # the preamble of `git show` or a mailed patch: commit, author, date, message
+    first = next((k for k in range(n) if priority[k] or lines[k].startswith("@@")), n)
+    for k in range(min(first, PREAMBLE)):
+        if lines[k].strip():
+            priority[k] = FILE
     for k, _ in changed:
         priority[k] = UNIQUE
     pair_signatures = [_signature(lines[a], lines[b]) for a, b in pairs]
     signatures = Counter(pair_signatures)
     for (a, b), signature in zip(pairs, pair_signatures, strict=True):
-        if signatures[signature] >= MECHANICAL_REPEATS:
+        if signatures[signature] >= MECHANICAL_REPEATS and not _is_bump(signature):
             priority[a] = priority[b] = MECHANICAL
     unique_hunks = {hunk for k, hunk in changed if priority[k] == UNIQUE and hunk >= 0}
     for index in unique_hunks:

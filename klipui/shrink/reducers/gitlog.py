@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from klipui.shrink.plan import Budget, Hint, Plan
 from klipui.shrink.reducers._patterns import (
+    FLOOR,
     HIGH,
     LOW,
     TOP,
@@ -83,9 +84,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     full = len(starts) >= 2
     if not full:
         starts = lines.hits(_ONELINE)
-    if len(starts) < 5:
-        return None
     text_lines = lines.lines
+    patch = full and bool(lines_containing(lines, ("\ndiff --git ",)))
+    if len(starts) < (2 if patch else 5):
+        return None
     ends = [*starts[1:], n]
     commits = [_Commit(s, e) for s, e in zip(starts, ends, strict=True)]
     for i in _notable_lines(lines, full):
@@ -93,8 +95,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if k >= 0:
             commits[k].notable.append(i)
     if full:
-        for m in _AUTHORS.finditer(lines.text):
-            k = bisect_right(starts, lines.line_at(m.start())) - 1
+        for i, m in lines.scan(_AUTHORS):
+            k = bisect_right(starts, i) - 1
             if k >= 0 and not commits[k].author:
                 commits[k].author = m.group(1)
     cands: list[Cand] = []
@@ -119,6 +121,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         cands.extend(_commit_cands(commit, p))
         if full and commit.subject is not None:
             extras.append(Cand(commit.start + 1, commit.subject, p - 5))
+    if patch:
+        for commit in commits:
+            cands.extend(_patch_cands(text_lines, commit))
     fitter = Fitter(lines, budget)
     fitter.add_all(cands)
     for gap in fitter.gaps():
@@ -201,6 +206,31 @@ def _commit_cands(commit: _Commit, p: int) -> list[Cand]:
         keep.add(commit.total)
     keep.discard(commit.start)
     out.extend(Cand(i, i + 1, p if i == commit.subject else p - 2) for i in sorted(keep))
+    return out
+
+
+_PATCH_PRIORITY = {"diff --git ": LOW - 2, "@@ ": FLOOR + 3, "+": FLOOR + 1, "-": FLOOR + 1}
+
+
+def _patch_cands(lines: list[str], commit: _Commit) -> list[Cand]:
+    """`git log -p`: every commit's header, author, date and subject, then its diff (file
+    headers, hunk headers, changed lines) in that order as the budget allows."""
+    if commit.subject is None and not commit.date:
+        _parse(lines, commit, True)
+    out = [Cand(commit.start, commit.start + 1, LOW + 10)]
+    head_end = commit.subject + 1 if commit.subject is not None else commit.start + 1
+    for i in range(commit.start + 1, min(head_end, commit.end)):
+        line = lines[i]
+        if line.startswith(("Author:", "Date:", "Merge:")) or i == commit.subject:
+            out.append(Cand(i, i + 1, LOW + 10))
+    for i in range(head_end, commit.end):
+        line = lines[i]
+        if line.startswith(("+++ ", "--- ")):
+            continue
+        for prefix, p in _PATCH_PRIORITY.items():
+            if line.startswith(prefix):
+                out.append(Cand(i, i + 1, p))
+                break
     return out
 
 

@@ -2,22 +2,28 @@
 
 Pretty-printed JSON is reduced line by line, following the nesting of its lines (so JSON with
 comments or trailing commas is reduced too): the skeleton (every key of the top-level value)
-stays, and long collections are sampled: an array keeps its first 3 items, an object with many
-keys its first 5, and the rest is dropped (big collections first, deeper ones before shallower
-ones) only as far as the budget needs; then the samples themselves, then top-level keys.
+stays, and long collections are sampled: an array keeps its first 3 items and its last, an
+object with many keys its first 5 and its last, and the rest is dropped (big collections first,
+deeper ones before shallower ones) only as far as the budget needs; then the samples themselves,
+then top-level keys.
 Compact JSON (one long line) is replaced by a sampled pretty rendering: arrays of more than
-5 items keep 3 plus `"... N more items ..."`, objects of more than 25 keys keep 5 plus
+5 items keep 3 plus `"... N more items ..."` plus the last, objects of more than 25 keys keep 5 plus
 `"...": "N more keys omitted"`, strings over 500 characters are cut, nesting deeper than 12
 levels is collapsed.
 """
 
 from __future__ import annotations
 
+import heapq
 import json as jsonlib
+import re
+from bisect import bisect_right
+from itertools import compress, pairwise, repeat
+from operator import ne
 from typing import Any
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
-from klipui.shrink.text import plural, safe_slice, sample, split_lines
+from klipui.shrink.text import plural, safe_slice, sample, split, split_lines
 
 name = "json"
 describe = "structure kept, long arrays and objects sampled"
@@ -53,72 +59,105 @@ class _Container:
         self.children: list[int] = []
 
 
-def _containers(lines: list[str]) -> list[_Container] | None:
-    """Containers of a pretty-printed value (open line, close line, first line of each child)."""
+_CLOSE = re.compile(r"\n[ \t]*[}\]]")
+_OPEN = re.compile(r"[{\[][ \t\r]*$", re.M)
+"""A closing bracket at a line's start, an opening one at its end: the only lines that change
+the nesting of pretty-printed JSON (two scans, each starting with a literal or a character set,
+which the regex engine finds far faster than an alternation anchored at `^`)."""
+_BLANK = re.compile(r"\n[ \t\r]*\n")
+
+
+def _containers(lines: list[str], text: str) -> list[_Container] | None:
+    """Containers of a pretty-printed value (open line, close line, first line of each child),
+    found by one scan for bracket lines: the lines between two of them are children of the
+    innermost open container."""
+    starts = split(text).starts
+    has_blank = _BLANK.search(text) is not None
     stack: list[_Container] = []
     found: list[_Container] = []
-    for i, line in enumerate(lines):
-        core = line.strip()
-        if core[-1:] == ",":
-            core = core[:-1].rstrip()
-        if not core:
-            continue
-        if core[0] in "}]":
+    done = -1  # the last line handled
+    closes = ((bisect_right(starts, m.start()), 0) for m in _CLOSE.finditer(text))
+    opens = ((bisect_right(starts, m.start()) - 1, 1) for m in _OPEN.finditer(text))
+    for i, opening in heapq.merge(closes, opens):
+        if i > done + 1:
+            if not stack:
+                if found:
+                    return None  # text after the top-level value
+            else:
+                _add_plain(stack[-1].children, lines, done + 1, i, has_blank)
+        if not opening:
             if not stack:
                 return None
             stack.pop().close = i
-            core = core[1:].lstrip(",").strip()
-            if not core:
-                continue
+            done = i
+            continue
         if stack:
             stack[-1].children.append(i)
         elif found:
             return None  # a second top-level value
-        if core[-1] in "{[":
-            container = _Container(i, len(stack))
-            stack.append(container)
-            found.append(container)
+        container = _Container(i, len(stack))
+        stack.append(container)
+        found.append(container)
+        done = i
+    if done + 1 < len(lines) and any(line.strip() for line in lines[done + 1 :]):
+        if not stack:
+            return None
+        _add_plain(stack[-1].children, lines, done + 1, len(lines), has_blank)
     if stack or not found:
         return None
     return found
 
 
-def _line_plan(lines: list[str]) -> Plan | None:
-    containers = _containers(lines)
+def _add_plain(children: list[int], lines: list[str], start: int, end: int, blank: bool) -> None:
+    """Lines `[start, end)` (no bracket lines) as children, blank lines skipped."""
+    if blank:
+        children.extend(i for i in range(start, end) if lines[i].strip())
+    else:
+        children.extend(range(start, end))
+
+
+def _line_plan(lines: list[str], text: str) -> Plan | None:
+    containers = _containers(lines, text)
     if containers is None:
         return None
     n = len(lines)
     priority: list[float] = [TOP] * n
     cuts: set[int] = set()
 
-    def lower(first: int, last: int, weight: float) -> None:
+    def lower(first: int, last: int, weight: float, depth: int) -> None:
         cuts.add(first)
-        for i in range(first, last):
-            if priority[i] > weight:
-                priority[i] = weight
+        if depth <= 1:
+            # containers come outer first and weights below the top level are under -2, which
+            # is under every top-level weight: nothing lower is overwritten
+            priority[first:last] = repeat(weight, last - first)
+        else:
+            priority[first:last] = map(min, priority[first:last], repeat(weight, last - first))
 
     for container in containers:
         children = container.children
         keep = ARRAY_KEEP if lines[container.open].rstrip().endswith("[") else OBJECT_KEEP
-        if len(children) <= keep + 1:
+        if len(children) <= keep + 2:
             continue
         bounds = [*children, container.close]
         if container.depth == 0:
             # top-level keys go last, the biggest first
             for first, last in zip(bounds[keep:], bounds[keep + 1 :], strict=False):
-                lower(first, last, -1 - (last - first) / (n + 1))
+                lower(first, last, -1 - (last - first) / (n + 1), 0)
         else:
+            # the first items and the last one (often the newest) are the sample
             weight = -len(children) * (2**container.depth)
-            lower(children[0], children[keep], min(-2, weight // 4))
-            lower(children[keep], container.close, weight)
-    plan: Plan = []
-    i = 0
-    while i < n:
-        start = i
-        i += 1
-        while i < n and priority[i] == priority[start] and i not in cuts:
-            i += 1
-        plan.append(Keep(start, i, priority[start]))  # type: ignore[arg-type]
+            sample_weight = min(-2, weight // 4)
+            depth = container.depth
+            lower(children[0], children[keep], sample_weight, depth)
+            lower(children[keep], children[-1], weight, depth)
+            lower(children[-1], container.close, sample_weight, depth)
+    cuts.update(compress(range(1, n), map(ne, priority[1:], priority[:-1])))
+    bounds = sorted(cuts | {0, n})
+    plan: Plan = [
+        Keep(start, end, priority[start])  # type: ignore[arg-type]
+        for start, end in pairwise(bounds)
+        if start < end
+    ]
     return plan if len(plan) > 1 else None
 
 
@@ -133,7 +172,8 @@ def _sampled(value: Any, depth: int = 0) -> Any:
         if len(value) <= ARRAY_WHOLE:
             return [_sampled(v, depth + 1) for v in value]
         kept = [_sampled(v, depth + 1) for v in value[:ARRAY_KEEP]]
-        return [*kept, f"... {len(value) - ARRAY_KEEP:,} more items ..."]
+        last = _sampled(value[-1], depth + 1)
+        return [*kept, f"... {len(value) - ARRAY_KEEP - 1:,} more items ...", last]
     if isinstance(value, dict):
         items = list(value.items())
         if len(items) <= OBJECT_WHOLE:
@@ -160,7 +200,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         # Pretty-printed: the plan follows the nesting of the lines, which `_containers` checks
         # (one value, every bracket closed); parsing the whole value as well would cost more
         # than the rest of the reduction and add nothing to the plan.
-        return _line_plan(lines)
+        return _line_plan(lines, text)
     try:
         value = jsonlib.loads(text)
     except (ValueError, RecursionError):

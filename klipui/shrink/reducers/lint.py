@@ -239,9 +239,8 @@ def _diagnostics(lines: Lines) -> list[_Diag]:
     out: list[_Diag] = []
     present = frozenset(_kind(m) for line in sample(lines.text) if (m := _DIAG.match(line)))
     pattern = _diag_regex(present) if present else _DIAG
-    for m in pattern.finditer(lines.text):
+    for i, m in lines.scan(pattern):
         kind = _kind(m)
-        i = lines.line_at(m.start())
         if kind == "ruff":
             if not (i + 1 < n and text_lines[i + 1].lstrip().startswith("-->")):
                 continue

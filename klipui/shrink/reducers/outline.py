@@ -76,19 +76,21 @@ _KINDS = {
     r"(?:class|interface|struct|enum|trait|impl|module|object)\b",
     "function": r"(?:export[ \t]+)?(?:default[ \t]+)?(?:pub(?:\([^)\n]*\))?[ \t]+)?"
     r"(?:async[ \t]+)?(?:def|function|fn|func|sub|proc|type)\b",
-    "method": r"[ \t]+(?:pub(?:\([^)\n]*\))?[ \t]+)?(?:async[ \t]+)?(?:static[ \t]+)?"
+    "method": r"[ \t]++(?:pub(?:\([^)\n]*\))?[ \t]+)?(?:async[ \t]+)?(?:static[ \t]+)?"
     r"(?:def|function|fn|func|sub|proc)\b",
     "dunder": r"__\w+__[ \t]*(?::[^=\n]*)?=",
     "constant": r"[A-Z][A-Z0-9_]+[ \t]*(?::[^=\n]*)?=",
 }
 _OUTLINE_LINE = re.compile(
-    r"\n(?:[ \t]*\d+(?:\t|→))?(?:"
+    r"\n(?:[ \t]*+\d+(?:\t|→))?(?:"
     + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _KINDS.items())
     + ")",
     re.MULTILINE,
 )
 """One pass over the text with a newline put in front: each match starts at the newline before
-a line (a literal, fast to scan for), so a match at i is the line starting at i in the text."""
+a line (a literal, fast to scan for), so a match at i is the line starting at i in the text.
+Indentation is matched possessively: an indented line that is no method fails at once instead
+of being retried at every shorter indentation."""
 
 
 def _find_lines(text: str, starts: list[int]) -> dict[str, list[int]]:

@@ -41,8 +41,14 @@ _FRAME = line_regex(
     r"|\s+\d+: \S.*"
     r"|\t/\S+\.go:\d+(?: \+0x[0-9a-f]+)?"
     r"|[\w./-]+\.[\w()*.]+\([0-9a-fx, .{}?]*\)"
+    r"|\s*#\d+\s+(?:0x[0-9a-fA-F]+ in )?\S.*"
+    r"|==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: .*"
+    r"|\s+at \S.* in \S+:line \d+"
     r")$",
 )
+"""Frames: JS/Java/.NET `at`, Python `File`, Ruby `from`, Java `... N more`, Rust `N: sym`, Go
+`\tpath.go:N +0x..`, Go function lines, gdb/ASan/PHP `#N 0x.. in f file:line`, valgrind
+`==pid==    at 0x..: f (file:line)`."""
 _HEADER = line_regex(
     r"^(?:"
     r"Traceback \(most recent call last\):"
@@ -57,6 +63,16 @@ _HEADER = line_regex(
     r"|\S+:\d+:in [`'].*': .*"
     r"|During handling of the above exception.*"
     r"|The above exception was the direct cause.*"
+    r"|==\d+== ?(?:ERROR: \w+Sanitizer: .*|Invalid (?:read|write|free)\b.*|Conditional jump .*"
+    r"|Use of uninitialised .*|Mismatched free.*|Syscall param .*|Source and destination .*"
+    r"|[\d,]+ bytes in [\d,]+ blocks are .*lost.*|Process terminating .*|ERROR SUMMARY: .*"
+    r"|(?:LEAK|HEAP) SUMMARY:|\s+definitely lost: .*)"
+    r"|SUMMARY: \w+Sanitizer: .*"
+    r"|(?:READ|WRITE) of size \d+ at .*"
+    r"|(?:freed|previously allocated) by thread \S+ here:"
+    r"|Program (?:received|terminated with) signal .*"
+    r"|Unhandled exception\. .*"
+    r"|PHP (?:Fatal error|Warning|Notice): .*"
     r")$",
 )
 _FOREIGN = re.compile(
@@ -64,7 +80,20 @@ _FOREIGN = re.compile(
     r"|/usr/lib/|/usr/local/lib/|lib/python\d|<frozen |\bjava\.base/|\bat (?:java|javax|sun|jdk"
     r"|kotlin|kotlinx|scala|org\.junit|org\.springframework|org\.apache|reactor|io\.netty)\."
     r"|/rustc/|\b(?:std|core|alloc)::|/usr/local/go/|\bruntime\.|/gems/|/ruby/\d|<internal:"
+    r"|\.\./sysdeps/|\.\./csu/|libsanitizer|vgpreload_|\(in /usr/|\bin _start\b|\bSystem\."
+    r"|\bMicrosoft\."
 )
+FRAME = _FRAME
+"""A stack frame line, of any of the layouts above (for reducers that meet traces in logs)."""
+HEADER = _HEADER
+"""An exception header or cause line."""
+
+
+def is_dependency_frame(line: str) -> bool:
+    """Whether a frame line is in a dependency, the standard library or the runtime."""
+    return _foreign(line, None)
+
+
 _NOTICE = line_regex(
     r"^\s*\[?(?:warn|warning|error|fatal|critical|WARN|WARNING|ERROR|FATAL|CRITICAL|Warning|Error)\b",
 )
@@ -106,17 +135,25 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     frames: list[int] = []
     notices: list[int] = []
     found = {"header": headers, "frame": frames, "notice": notices}
-    for m in _SCAN.finditer(lines.text):
-        found[m.lastgroup or "notice"].append(lines.line_at(m.start()))
+    for i, m in lines.scan(_SCAN):
+        found[m.lastgroup or "notice"].append(i)
+    repeats = _repeated(text_lines, headers)
     for i in headers:
         line = text_lines[i].strip()
-        if line.startswith(("Traceback", "During handling", "The above exception")):
+        if i in repeats:
+            mark(i, LOW + 5)
+        elif line.startswith(("Traceback", "During handling", "The above exception")):
             mark(i, MID)
         else:
             mark(i, TOP if not line.startswith("goroutine") else MID)
     home = _java_home(text_lines, frames)
     for run in _frame_runs(text_lines, frames):
         _mark_run(text_lines, run, mark, home)
+    following = [*headers[1:], n]
+    for k, i in enumerate(headers):
+        if i in repeats:
+            for j in range(i + 1, min(following[k], i + 200)):
+                priority[j] = min(priority.get(j, FLOOR), FLOOR)
     seen: set[str] = set()
     for i in notices:
         if i in priority:
@@ -143,6 +180,15 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority)
     return finish(fitter.plan(), n)
+
+
+def _repeated(lines: list[str], headers: list[int]) -> set[int]:
+    """Headers that repeat one seen before and after them (the same words, numbers and hex
+    masked): the first and the last of each kind stay headlines, those between are routine."""
+    by_kind: dict[str, list[int]] = {}
+    for i in headers:
+        by_kind.setdefault(template(lines[i]), []).append(i)
+    return {i for group in by_kind.values() for i in group[1:-1]}
 
 
 def _frame_runs(lines: list[str], frames: list[int]) -> list[list[int]]:

@@ -72,10 +72,14 @@ _HEADER = line_regex(
     r"|(?P<tap>\s*not ok \d+\b.*)"
     r"|(?P<jest>\s*● \S.*)"
     r"|(?P<vitest>\s*FAIL\s+\S+.* > .*)"
-    r"|(?P<surefire>(?:\[ERROR\] )?[^\s<][^<\n]* <<< (?:FAILURE|ERROR)!)$"
     r"|(?P<unittest>(?:FAIL|ERROR): \w+ \(.*\))"
     r")",
 )
+
+_SUREFIRE = line_regex(r"^(?:\[ERROR\] )?[^\s<][^<\n]* <<< (?:FAILURE|ERROR)!$")
+_SUREFIRE_END = re.compile(r" <<< (?:FAILURE|ERROR)!$", re.M)
+"""Surefire's failure header, found from its end (a literal the engine finds fast) and then
+checked whole: led by its start it would read every line to the end."""
 
 _SECTION = line_regex(r"^(?:={5,}|-{5,} Captured|failures:$|Failures:$)")
 
@@ -134,6 +138,21 @@ _SCAN = line_regex(
 )
 """Headers, summaries, sections and panics in one pass over the text (named by group)."""
 
+_SETUP = re.compile(
+    r"(?:platform \S+ -- Python .*|rootdir: .*|(?:collecting \.\.\. )?collected \d+ items?.*"
+    r"|running \d+ tests?$|Running \S+.*\(target/\S+\)$|Test run started.*)"
+)
+_SETUP_WORDS = ("platform ", "rootdir: ", "collected ", "running ", "Running ", "Test run started")
+_SKIPPED = re.compile(
+    r"(?:(?:SKIPPED|XFAIL|XPASS|SKIP) .*|\S+::\S+ (?:SKIPPED|XFAIL|XPASS)\b.*"
+    r"|test \S+ \.\.\. ignored.*|\s*--- SKIP: .*)"
+)
+_SKIP_WORDS = ("SKIP", "XFAIL", "XPASS", " ignored")
+"""What a run that passes still says: where it ran, how many tests it collected, which it
+skipped (kept when there is room, below every failure); found by plain substring search first,
+as these patterns would read every line to its end."""
+_FAIL_WORDS = ("FAIL", "ERROR", "not ok", "✗", "×", "✕", "✖", "<<< ")
+
 _MAX_BLOCK = 400
 
 HEADLINE = HIGH - 2
@@ -178,9 +197,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     summary_lines: list[int] = []
     sections: list[int] = []
     headers: list[tuple[int, str]] = []
-    for m in _SCAN.finditer(lines.text):
+    for i, m in lines.scan(_SCAN):
         kind = m.lastgroup or ""
-        i = lines.line_at(m.start())
         if kind == "summary":
             summary_lines.append(i)
             line = text_lines[i]
@@ -193,8 +211,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, MID)
         elif kind == "panic":
             mark(i, HIGH)
-        elif not (kind == "surefire" and "Tests run:" in text_lines[i]):
+        else:
             headers.append((i, kind))
+    for i in lines.hits(_SUREFIRE_END):
+        line = text_lines[i]
+        if _SUREFIRE.match(line) and "Tests run:" not in line:
+            headers.append((i, "surefire"))
+    headers.sort()
     stops = sorted({i for i, _ in headers} | set(summary_lines) | set(sections))
     _mark_blocks(lines, headers, stops, mark)
 
@@ -203,7 +226,16 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, MID)
             for j in range(i + 1, min(n, i + 6)):
                 mark(j, LOW)
+    else:
+        # one-line index of the failures (`test x ... FAILED`, `path::test FAILED`): each names
+        # a failing test, which the summary does not always repeat
+        for i in lines.grep(_FAIL_WORDS, _FAIL_LINE):
+            mark(i, MID + 10)
 
+    for i in lines.grep(_SETUP_WORDS, _SETUP):
+        mark(i, MID - 5)
+    for i in lines.grep(_SKIP_WORDS, _SKIPPED):
+        mark(i, LOW + 5)
     if not priority:
         return None
     fitter = Fitter(lines, budget)
@@ -235,7 +267,7 @@ def _mark_blocks(
             _mark_go_run(text_lines, start, mark)
         seen_message = False
         seen_location = False
-        seen_frame = False
+        seen_frame = -1  # the first user frame
         after_panic = False
         for i in range(start + 1, end):
             line = text_lines[i]
@@ -256,9 +288,11 @@ def _mark_blocks(
                 after_panic = True
                 continue
             if _FRAME.match(line):
-                if not seen_frame and not _FOREIGN.search(line):
+                if seen_frame < 0 and not _FOREIGN.search(line):
                     mark(i, MID)
-                    seen_frame = True
+                    seen_frame = i
+                elif seen_frame >= 0 and seen_frame == i - 1 and stripped.startswith("at "):
+                    mark(i, MID)  # the location line under a Rust frame
                 else:
                     mark(i, FLOOR)
                 continue

@@ -21,6 +21,8 @@ overflow = "head"
 
 ENTRIES = 8
 ROOT_ENTRIES = 40
+TOP_ENTRIES = 3
+"""Entries of each top-level directory kept before the deeper entries of any."""
 MIN_LINES = 30
 _PATH = re.compile(r"(?:\./|\.\./|/)?[\w.@+~-]+(?:/[\w.@+~-]+)+/?")
 _SECTION = re.compile(r"\S.*:")
@@ -149,6 +151,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             top_entries[_top(group.directory, root)] += len(group.entries)
     announced: set[str] = set()
     shown: Counter[str] = Counter()
+    first_of_top: Counter[str] = Counter({top: TOP_ENTRIES for top in tops})
 
     plan: Plan = []
     collapsed = False
@@ -174,6 +177,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         first = max(0, ENTRIES - shown[group.directory])  # a folder may come in several runs
         shown[group.directory] += len(kept)
         tiers = [(kept[:first], entry_priority), (kept[first:], 3 if depth == 0 else 0)]
+        if top and first_of_top[top] > 0:
+            # each top-level directory (each root of a `find` over several) shows real lines
+            lead = kept[: min(first, first_of_top[top])]
+            first_of_top[top] -= len(lead)
+            tiers = [(lead, 6), (kept[len(lead) : first], entry_priority), tiers[1]]
         for tier, priority in tiers:
             run_start = -1
             for index, i in enumerate(tier):
