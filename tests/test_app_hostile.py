@@ -1,0 +1,232 @@
+"""Pilot tests on hostile sessions: what the app draws holds no escape or control sequence and no
+click action from content, clicking content does nothing, and spill references are not followed
+out of the agents' folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from app_support import SAMPLES, make_app, settle, wait_for
+from hostile_support import (
+    CLICK,
+    HOSTILE_NAME,
+    PAYLOAD,
+    SHOWN_NAME,
+    hostile_copy,
+    unsafe_segments,
+)
+from rich.style import Style
+
+from klipui.screens.session import SessionScreen
+from klipui.screens.shrink import ShrinkScreen
+from klipui.widgets.event_view import EventView
+from klipui.widgets.line_view import LineView
+from klipui.widgets.turn_list import TurnList
+
+HOSTILE_SAMPLES = [
+    "claude-code/ccv_1af7fc5e_tools_error.jsonl",
+    "codex/ccl_synthetic_rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl",
+    "pi/pi_large-session_v1.jsonl",
+    "dsh/advanced-toolchain.jsonl",
+]
+
+
+def _screen_text(app) -> tuple[list[str], list[str]]:
+    """(rows of text, unsafe segments) of everything on screen now."""
+    strips = app.screen._compositor.render_strips()
+    rows = ["".join(segment.text for segment in strip) for strip in strips]
+    bad = [found for strip in strips for found in unsafe_segments(strip)]
+    return rows, bad
+
+
+def _document_text(view: EventView, width: int = 150) -> tuple[str, list[str]]:
+    """Every row of the event view's document (not only those on screen), and unsafe parts."""
+    doc = view.document
+    assert doc is not None
+    rows, bad = [], []
+    for row in range(doc.row_count(width)):
+        strip = doc.render_row(row, width, Style())
+        rows.append("".join(segment.text for segment in strip))
+        bad += unsafe_segments(strip)
+    return "\n".join(rows), bad
+
+
+def _source_text(view: LineView, width: int = 120) -> tuple[str, list[str]]:
+    source = view.source
+    assert source is not None
+    rows, bad = [], []
+    for row in range(source.row_count(width)):
+        strip = source.render_row(row, width, Style())
+        rows.append("".join(segment.text for segment in strip))
+        bad += unsafe_segments(strip)
+    return "\n".join(rows), bad
+
+
+async def _open_hostile_turn(pilot, app) -> SessionScreen:
+    await settle(pilot, app)
+    screen = app.screen
+    assert isinstance(screen, SessionScreen)
+    await wait_for(pilot, lambda: screen.session is not None and not screen.partial)
+    session = screen.session
+    index = next(
+        i
+        for i, turn in enumerate(session.turns)
+        if any(
+            e.type == "tool/call" and e.data.get("name") == HOSTILE_NAME
+            for e in session.events[turn.start : turn.end]
+        )
+    )
+    screen.query_one(TurnList).cursor = index
+    await settle(pilot, app)
+    view = screen.query_one(EventView)
+    await wait_for(pilot, lambda: view.document is not None)
+    return screen
+
+
+@pytest.mark.parametrize("sample", HOSTILE_SAMPLES, ids=lambda s: s.split("/")[0])
+async def test_hostile_tool_calls_and_results_draw_clean(sample: str, tmp_path: Path) -> None:
+    path = hostile_copy(SAMPLES / sample, tmp_path / Path(sample).name)
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await _open_hostile_turn(pilot, app)
+        view = screen.query_one(EventView)
+        text, bad = _document_text(view)
+        assert not bad
+        assert SHOWN_NAME in text  # the name is drawn, as plain text
+        assert PAYLOAD not in text  # the OSC 52 sequence went whole, payload included
+        _, bad = _screen_text(app)
+        assert not bad
+        # the shrink pane on the turn's result: both panes and the head
+        await pilot.press("s")
+        await settle(pilot, app)
+        pane = app.screen
+        if isinstance(pane, ShrinkScreen):  # a turn whose first result is ours or another
+            await wait_for(pilot, lambda: pane.state.shrunk is not None)
+            for side in ("#shrink-left", "#shrink-right"):
+                shown, bad = _source_text(pane.query_one(side, LineView))
+                assert not bad and PAYLOAD not in shown
+            _, bad = _screen_text(app)
+            assert not bad
+
+
+async def test_clicking_content_never_runs_an_action(tmp_path: Path) -> None:
+    sample = SAMPLES / HOSTILE_SAMPLES[3]
+    path = hostile_copy(sample, tmp_path / f"s{CLICK}.jsonl")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await _open_hostile_turn(pilot, app)
+        view = screen.query_one(EventView)
+        header = next(i for i, b in enumerate(view.document.blocks) if b.kind == "call")
+        view.document.current = header
+        view.scroll_to(y=view.document.block_row(header, view.size.width), animate=False)
+        await settle(pilot, app)
+        rows, bad = _screen_text(app)
+        assert not bad
+        hits = [(row.index(CLICK), y) for y, row in enumerate(rows) if CLICK in row]
+        assert hits, "the click text should be on screen"
+        for x, y in hits:
+            await pilot.click(offset=(x + 3, y))
+            await pilot.pause()
+        assert not app._exit
+        assert isinstance(app.screen, SessionScreen)
+
+
+async def test_notifications_and_file_names_are_plain(tmp_path: Path) -> None:
+    path = tmp_path / f"n{CLICK}\x1b]0;t\x07.jsonl"
+    rows = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n{broken line\n", encoding="utf-8")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(160, 40), notifications=True) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_for(pilot, lambda: screen.session is not None)
+        await wait_for(pilot, lambda: bool(app._notifications))
+        await pilot.pause(0.2)
+        rows, bad = _screen_text(app)
+        assert not bad
+        hits = [(row.index(CLICK), y) for y, row in enumerate(rows) if CLICK in row]
+        assert hits, "\n".join(rows)  # the file name is shown, brackets and all
+        for x, y in hits:
+            await pilot.click(offset=(x + 3, y))
+            await pilot.pause()
+        assert not app._exit
+        app.notify(f"direct {CLICK}[b]x\x1b[2J", markup=True)  # markup is refused even if asked
+        await pilot.pause(0.2)
+        rows, bad = _screen_text(app)
+        assert not bad
+        assert any(f"direct {CLICK}[b]x" in row for row in rows)
+
+
+async def test_sessions_screen_lists_hostile_titles_and_projects_plainly(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    claude = SAMPLES / "claude-code" / "ccv_1af7fc5e_tools_error.jsonl"
+    hostile_copy(claude, folder / f"c{CLICK}.jsonl")
+    broken = folder / f"b{CLICK}\x1b]0;t\x07.jsonl"
+    broken.write_text("{not json\n", encoding="utf-8")
+    app = make_app(folder)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot, app, rounds=5)
+        await wait_for(pilot, lambda: len(app.screen.infos) == 2)
+        await settle(pilot, app)
+        rows, bad = _screen_text(app)
+        assert not bad
+        assert any(CLICK in row for row in rows)
+        await pilot.press("g")  # grouped by project: the group title is drawn too
+        await settle(pilot, app)
+        rows, bad = _screen_text(app)
+        assert not bad
+        for y, row in enumerate(rows):
+            if CLICK in row:
+                await pilot.click(offset=(row.index(CLICK) + 3, y))
+                await pilot.pause()
+        assert not app._exit
+
+
+async def test_a_reference_to_a_private_key_is_not_followed(
+    tmp_path: Path, sealed_home: Path
+) -> None:
+    key = sealed_home / ".ssh" / "id_ed25519"
+    key.parent.mkdir(parents=True)
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nTOPSECRET\n", encoding="utf-8")
+    preview = f"tail of it\n\n[Showing lines 9-10 of 10. Full output: {key}]"
+    rows = [
+        {"role": "user", "content": "run it"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": preview},
+    ]
+    path = tmp_path / "leak.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.session is not None)
+        await wait_for(pilot, lambda: screen.query_one(EventView).document is not None)
+        await pilot.press("s")
+        await settle(pilot, app)
+        pane = app.screen
+        assert isinstance(pane, ShrinkScreen)
+        await wait_for(pilot, lambda: pane.state.shrunk is not None)
+        assert pane.original_missing
+        assert pane.state.original == preview
+        assert "not followed: outside the agent's folders" in pane.state.origin_note
+        rows, _ = _screen_text(app)
+        assert not any("TOPSECRET" in row for row in rows)
+        assert any("not followed" in row for row in rows)
