@@ -6,6 +6,8 @@ image blocks, and the exact bytes of the records a raised session writes back.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -36,13 +38,25 @@ def iso_ms(value: Any, cache: dict[str, int | None] | None = None) -> int | None
 
 
 def json_text(value: Any) -> str:
-    """`value` as compact JSON text (a string is returned unchanged)."""
+    """`value` as compact JSON text (a string is returned unchanged). Integers beyond 64 bits,
+    which orjson refuses, are written digit for digit by the standard library, and NaN or an
+    infinity as JSON's null, as orjson does; never a Python repr."""
     if isinstance(value, str):
         return value
     try:
         return orjson.dumps(value).decode()
     except TypeError:
-        return str(value)
+        return json.dumps(_finite(value), separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def base64_size(data: Any) -> int:
