@@ -38,6 +38,7 @@ UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _claude(record: dict[str, Any], state: dict[str, Any]) -> None:
+    result = state["result"]
     if "cwd" in record:
         record["cwd"] = CWD
     message = record.get("message")
@@ -56,7 +57,7 @@ def _claude(record: dict[str, Any], state: dict[str, Any]) -> None:
             block["name"] = HOSTILE_NAME
             block["input"] = EDIT_ARGS
         elif block.get("type") == "tool_result" and block.get("tool_use_id") == state["call"]:
-            block["content"] = RESULT
+            block["content"] = result
 
 
 def _codex(record: dict[str, Any], state: dict[str, Any]) -> None:
@@ -68,7 +69,7 @@ def _codex(record: dict[str, Any], state: dict[str, Any]) -> None:
         payload["name"] = HOSTILE_NAME
         payload["arguments"] = json.dumps(EDIT_ARGS)
     elif payload.get("type") == "function_call_output" and payload.get("call_id") == state["call"]:
-        payload["output"] = RESULT
+        payload["output"] = state["result"]
     elif payload.get("type") == "custom_tool_call":
         payload["input"] = PATCH
 
@@ -79,7 +80,7 @@ def _pi(record: dict[str, Any], state: dict[str, Any]) -> None:
         return
     content = message.get("content")
     if message.get("role") == "toolResult" and message.get("toolCallId") == state["call"]:
-        message["content"] = [{"type": "text", "text": RESULT}]
+        message["content"] = [{"type": "text", "text": state["result"]}]
         return
     for block in content if isinstance(content, list) else ():
         if isinstance(block, dict) and block.get("type") == "toolCall" and state["call"] is None:
@@ -99,16 +100,16 @@ def _dsh(record: dict[str, Any], state: dict[str, Any]) -> None:
     elif record.get("type") == "tool/result":
         for block in (data.get("message") or {}).get("content") or []:
             if isinstance(block, dict) and block.get("toolCallId") == state["call"]:
-                block["content"] = [{"type": "text", "text": RESULT}]
+                block["content"] = [{"type": "text", "text": state["result"]}]
 
 
 MUTATORS = {"claude-code": _claude, "codex": _codex, "pi": _pi, "dsh": _dsh}
 
 
-def hostile_copy(sample: Path, target: Path) -> Path:
+def hostile_copy(sample: Path, target: Path, result: str = RESULT) -> Path:
     """`sample` with its first tool call (and its result) made hostile, written to `target`."""
     mutate = MUTATORS[sample.parent.name]
-    state: dict[str, Any] = {"call": None, "prompt": False}
+    state: dict[str, Any] = {"call": None, "prompt": False, "result": result}
     lines = []
     for raw in sample.read_text(encoding="utf-8").splitlines():
         try:
