@@ -236,3 +236,24 @@ def test_escape_sequences_in_a_reference_are_cleaned_in_its_description(
     ref = SpillRef("pi", "/x/\x1b]52;c;Y3VybA==\x07y.log", Path("/x/\x1b]52;c;Y3VybA==\x07y.log"))
     text = load_original(ref, folders=folders).describe()
     assert "\x1b" not in text and "\x07" not in text and NOT_FOLLOWED in text
+
+
+def test_spill_show_reads_only_regular_files_of_the_store(
+    folders: SpillFolders, key: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    from klipui.cli import main
+
+    store = FileSpillStore(folders.spill_store)
+    locator = store.save("kept\n", "bash")
+    spill = ["spill", "--spill-dir", str(store.dir), "show"]
+    assert main([*spill, locator]) == 0
+    assert capsysbinary.readouterr().out == b"kept\n"
+    (store.dir / "bash-aaaaaaaaaaaa.txt").symlink_to(key)
+    assert main([*spill, "spill:bash-aaaaaaaaaaaa"]) == 1
+    captured = capsysbinary.readouterr()
+    assert b"not followed" in captured.err and SECRET.encode() not in captured.out
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(store.dir / "bash-bbbbbbbbbbbb.txt")
+        code = _in_thread(lambda: main([*spill, "spill:bash-bbbbbbbbbbbb"]))
+        assert code == 1
+        assert b"not a regular file" in capsysbinary.readouterr().err

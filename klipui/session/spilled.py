@@ -108,7 +108,8 @@ class SpillFolders:
         temp = [Path(tempfile.gettempdir())]
         if os.name == "posix":
             temp.append(Path("/tmp"))
-        return cls(tuple(dict.fromkeys(temp)), Path.home(), default_spill_dir())
+        home = Path(os.path.expanduser("~"))  # never raises; "~" when there is no home
+        return cls(tuple(dict.fromkeys(temp)), home, default_spill_dir())
 
     def tool_output_folders(self) -> tuple[Path, ...]:
         """neovate, takumi (`~/.<product>/tool-output`) and opencode (XDG data) folders."""
