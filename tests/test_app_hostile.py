@@ -230,3 +230,26 @@ async def test_a_reference_to_a_private_key_is_not_followed(
         rows, _ = _screen_text(app)
         assert not any("TOPSECRET" in row for row in rows)
         assert any("not followed" in row for row in rows)
+
+
+@pytest.mark.parametrize("sample", HOSTILE_SAMPLES, ids=lambda s: s.split("/")[0])
+def test_every_event_of_a_hostile_session_draws_clean(sample: str, tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from klipui.session import open_session
+    from klipui.widgets.event_doc import EventDocument, build_blocks
+    from klipui.widgets.event_view import STYLE_NAMES
+
+    path = hostile_copy(SAMPLES / sample, tmp_path / Path(sample).name)
+    session = open_session(path)
+    console = Console(width=120, color_system="truecolor", force_terminal=True)
+    styles = {name: Style() for name in STYLE_NAMES}
+    blocks = build_blocks(session, 0, len(session.events), console, styles, show_all=True)
+    assert any(block.kind == "call" for block in blocks)
+    for block in blocks:
+        block.collapsed = False
+    doc = EventDocument(blocks, styles, console)
+    bad = []
+    for row in range(doc.row_count(120)):
+        bad += unsafe_segments(doc.render_row(row, 120, Style()))
+    assert not bad, bad[:5]
