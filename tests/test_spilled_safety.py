@@ -24,6 +24,7 @@ from klipui.session.spilled import (
 from klipui.shrink import FileSpillStore
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret-key-material\n"
+SAMPLES_DIR = Path(__file__).resolve().parent / "fixtures" / "samples"
 
 
 @pytest.fixture
@@ -257,3 +258,63 @@ def test_spill_show_reads_only_regular_files_of_the_store(
         code = _in_thread(lambda: main([*spill, "spill:bash-bbbbbbbbbbbb"]))
         assert code == 1
         assert b"not a regular file" in capsysbinary.readouterr().err
+
+
+def _result_texts(session) -> list[tuple[str, str]]:
+    """(call id, text) of every tool result of a lowered session."""
+    from klipui.session.blocks import blocks_text, message_content
+
+    out = []
+    for event in session.events:
+        if event.type != "tool/result":
+            continue
+        for block in message_content(event) or []:
+            if isinstance(block, dict) and block.get("type") == "tool-result":
+                out.append((str(block.get("toolCallId")), blocks_text(block.get("content"))))
+    return out
+
+
+@pytest.mark.parametrize(
+    "target", ["key", "/etc/shadow", "/proc/self/environ", "/dev/zero", "symlink", "fifo"]
+)
+def test_crafted_session_files_disclose_nothing(
+    target: str, folders: SpillFolders, key: Path, tmp_path: Path
+) -> None:
+    """Real samples whose spill references were rewritten to point at secrets and specials:
+    opened and followed as the shrink pane does, nothing is read."""
+    from klipui.session import open_session
+
+    session_file, results = _claude_session(tmp_path)
+    secret_txt = key.with_suffix(".txt")
+    secret_txt.write_text(SECRET, encoding="utf-8")
+    place = {"key": secret_txt, "symlink": results / "toolu_002.txt"}.get(target, Path(target))
+    if target == "symlink":
+        place.symlink_to(secret_txt)
+    if target == "fifo":
+        place = results / "toolu_002.txt"
+        os.mkfifo(place)
+    # dsh: the real bash-spill sample, its spill path replaced
+    dsh_text = (SAMPLES_DIR / "dsh" / "bash-spill.jsonl").read_text(encoding="utf-8")
+    old = "/tmp/dsh-acp-snap-ee77dff02/session-5e53dc8acfe4/2ce9d7a31a38-bash.txt"
+    assert old in dsh_text
+    dsh = tmp_path / "dsh.jsonl"
+    dsh.write_text(dsh_text.replace(old, str(place)), encoding="utf-8")
+    # Claude Code: a real sample whose second result became a persisted-output preview
+    claude_text = (SAMPLES_DIR / "claude-code" / "cct_sample_session.jsonl").read_text("utf-8")
+    preview = f"<persisted-output>\\nOutput too large. Full output saved to: {place}\\n"
+    claude_text = claude_text.replace('"content":"[main abc1234', f'"content":"{preview}[main')
+    session_file.write_text(claude_text, encoding="utf-8")
+    refused = 0
+    for path in (dsh, session_file):
+        for call_id, text in _result_texts(open_session(path)):
+            ref = find_reference(text, path, call_id)
+            if ref is None:
+                continue
+            loaded = _in_thread(
+                lambda ref=ref, path=path: load_original(ref, session_path=path, folders=folders)
+            )
+            assert loaded.text is None, (path.name, ref)
+            if ref.path == place:
+                assert loaded.problem.startswith("not followed"), loaded.problem
+                refused += 1
+    assert refused >= (2 if place.suffix == ".txt" else 1)  # dsh, and Claude for a .txt path
