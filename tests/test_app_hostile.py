@@ -5,10 +5,12 @@ out of the agents' folders."""
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
-from app_support import SAMPLES, make_app, settle, wait_for
+from app_support import SAMPLES, make_app, settle, tool_result_session, wait_for
 from hostile_support import (
     CLICK,
     HOSTILE_NAME,
@@ -253,3 +255,27 @@ def test_every_event_of_a_hostile_session_draws_clean(sample: str, tmp_path: Pat
     for row in range(doc.row_count(120)):
         bad += unsafe_segments(doc.render_row(row, 120, Style()))
     assert not bad, bad[:5]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+async def test_a_fifo_reference_neither_blocks_the_pane_nor_the_quit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where pi writes its full outputs
+    fifo = tmp_path / "pi-bash-0123456789abcdef.log"
+    os.mkfifo(fifo)
+    preview = f"tail\n\n[Showing lines 9-10 of 10. Full output: {fifo}]"
+    path = tool_result_session(tmp_path / "fifo.jsonl", preview)
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.session is not None)
+        await wait_for(pilot, lambda: screen.query_one(EventView).document is not None)
+        await pilot.press("s")
+        pane = app.screen
+        assert isinstance(pane, ShrinkScreen)
+        await wait_for(pilot, lambda: pane.state.shrunk is not None and pane.state.origin_note)
+        assert "not followed: not a regular file" in pane.state.origin_note
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: app._exit)
