@@ -318,3 +318,14 @@ def test_crafted_session_files_disclose_nothing(
                 assert loaded.problem.startswith("not followed"), loaded.problem
                 refused += 1
     assert refused >= (2 if place.suffix == ".txt" else 1)  # dsh, and Claude for a .txt path
+
+
+def test_a_session_opened_by_a_relative_path_finds_its_tool_results(
+    folders: SpillFolders, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session, results = _claude_session(tmp_path)
+    (results / "toolu_1.txt").write_text("FULL\n", encoding="utf-8")
+    monkeypatch.chdir(session.parent)
+    relative = Path(session.name)
+    bare = "<persisted-output>\nPreview (first 2KB): ...\n</persisted-output>"
+    assert _load(bare, folders, relative).text == "FULL\n"  # type: ignore[union-attr]

@@ -156,6 +156,7 @@ def _claude_tool_result_path(session_path: Path | None, tool_call_id: str | None
         return None
     if not _CLAUDE_NAME.fullmatch(f"{tool_call_id}.txt"):
         return None  # an id that is not a plain name never becomes a path
+    session_path = Path(os.path.abspath(session_path))
     return session_path.parent / session_path.stem / "tool-results" / f"{tool_call_id}.txt"
 
 
