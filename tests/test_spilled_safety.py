@@ -329,3 +329,85 @@ def test_a_session_opened_by_a_relative_path_finds_its_tool_results(
     relative = Path(session.name)
     bare = "<persisted-output>\nPreview (first 2KB): ...\n</persisted-output>"
     assert _load(bare, folders, relative).text == "FULL\n"  # type: ignore[union-attr]
+
+
+def test_no_reference_ever_reads_a_file_outside_the_folders(tmp_path: Path) -> None:
+    """Property: over random references (kinds, `..`, `.`, symlinked files and folders, real
+    and planted names), what loads is always a planted legit file, never a secret."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    temp, home = tmp_path / "tmp", tmp_path / "home"
+    folders = SpillFolders((temp,), home, tmp_path / "spill")
+    session, results = _claude_session(tmp_path)
+    dsh = temp / "dsh-spill-a1" / "session-0123456789ab"
+    neovate = home / ".neovate" / "tool-output"
+    for folder in (temp, home / ".ssh", dsh, neovate, folders.spill_store):
+        folder.mkdir(parents=True, exist_ok=True)
+    secret = home / ".ssh" / "id.txt"
+    secret.write_text(SECRET, encoding="utf-8")
+    legit = {
+        results / "toolu_1.txt",
+        dsh / "0a1b2c3d-bash.txt",
+        temp / "pi-bash-0123456789abcdef.log",
+        neovate / "tool_s_1_a.txt",
+        folders.spill_store / "bash-0123456789ab.txt",
+    }
+    for path in legit:
+        path.write_text("LEGIT\n", encoding="utf-8")
+    for name in ("toolu_2.txt", "0a1b2c3d-link.txt", "pi-bash-fedcba9876543210.log"):
+        for folder in (results, dsh, temp):
+            (folder / name).symlink_to(secret)
+    (dsh.parent / "session-feedfacecafe").symlink_to(home / ".ssh", target_is_directory=True)
+    (temp / "dsh-evil").symlink_to(home, target_is_directory=True)
+    parts = st.sampled_from(
+        [
+            "..",
+            ".",
+            "tool-results",
+            "dsh-spill-a1",
+            "dsh-evil",
+            "session-0123456789ab",
+            "session-feedfacecafe",
+            ".ssh",
+            "id.txt",
+            "toolu_1.txt",
+            "toolu_2.txt",
+            "0a1b2c3d-bash.txt",
+            "0a1b2c3d-link.txt",
+            "pi-bash-0123456789abcdef.log",
+            "pi-bash-fedcba9876543210.log",
+            "home",
+            "tmp",
+            ".neovate",
+            "tool-output",
+        ]
+    )
+    bases = st.sampled_from([tmp_path, temp, home, results, dsh, session.parent])
+
+    @settings(max_examples=300, deadline=None)
+    @given(
+        st.sampled_from(["claude", "dsh", "pi", "spill"]),
+        bases,
+        st.lists(parts, min_size=1, max_size=6),
+    )
+    def check(kind: str, base: Path, segments: list[str]) -> None:
+        path = base.joinpath(*segments)
+        ref = (
+            SpillRef(kind, str(path), path)
+            if kind != "spill"
+            else SpillRef(kind, f"spill:{segments[-1].removesuffix('.txt')}", None)
+        )
+        loaded = load_original(ref, session_path=session, folders=folders)
+        if loaded.text is not None:
+            assert loaded.text == "LEGIT\n", (kind, path)
+
+    check()
+    # the planted tree is what the property needs: legit files load, linked secrets do not
+    for path in legit - {folders.spill_store / "bash-0123456789ab.txt"}:
+        kind = {results: "claude", dsh: "dsh", temp: "pi", neovate: "pi"}[path.parent]
+        ref = SpillRef(kind, str(path), path)
+        assert load_original(ref, session_path=session, folders=folders).text == "LEGIT\n"
+    for path in (temp / "pi-bash-fedcba9876543210.log", results / "toolu_2.txt"):
+        ref = SpillRef("pi" if path.parent == temp else "claude", str(path), path)
+        assert load_original(ref, session_path=session, folders=folders).text is None
