@@ -104,13 +104,19 @@ async def test_hostile_tool_calls_and_results_draw_clean(sample: str, tmp_path: 
         await pilot.press("s")
         await settle(pilot, app)
         pane = app.screen
-        if isinstance(pane, ShrinkScreen):  # a turn whose first result is ours or another
-            await wait_for(pilot, lambda: pane.state.shrunk is not None)
-            for side in ("#shrink-left", "#shrink-right"):
-                shown, bad = _source_text(pane.query_one(side, LineView))
-                assert not bad and PAYLOAD not in shown
-            _, bad = _screen_text(app)
-            assert not bad
+        assert isinstance(pane, ShrinkScreen)
+        await wait_for(pilot, lambda: pane.state.shrunk is not None)
+        for side in ("#shrink-left", "#shrink-right"):
+            shown, bad = _source_text(pane.query_one(side, LineView))
+            assert not bad and PAYLOAD not in shown
+        assert CLICK in str(pane.query_one("#shrink-head").render())  # our tool's result
+        rows, bad = _screen_text(app)
+        assert not bad
+        for y, row in enumerate(rows):
+            if CLICK in row:
+                await pilot.click(offset=(row.index(CLICK) + 3, y))
+                await pilot.pause()
+        assert not app._exit and app.screen is pane
 
 
 async def test_clicking_content_never_runs_an_action(tmp_path: Path) -> None:
