@@ -73,3 +73,10 @@ def test_osc_52_and_other_strings_go_whole_with_their_payload() -> None:
         assert clean_text(raw) == "ab", repr(raw)
     assert clean_text(f"a\x1b]52;c;{payload}") == "a"  # unterminated: to the end
     assert clean_text("a\x1b") == "a" and clean_text("\x1b\x1b[2Jx") == "x"
+
+
+def test_a_broken_string_sequence_ends_with_its_line() -> None:
+    out = "ok\x1b]0;cut title\nnext line\n\x1bPq#0;2;0;0;0\nmore\n\x9d0;t\nlast"
+    assert clean_text(out) == "ok\nnext line\n\nmore\n\nlast"
+    assert clean_text("a\x1b]0;t\x1b[1mb") == "ab"  # an OSC cut by another sequence
+    assert clean_text("a\x1b]0;t\x9cb") == "ab"  # ended by the 8-bit ST
