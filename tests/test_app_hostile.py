@@ -285,3 +285,28 @@ async def test_a_fifo_reference_neither_blocks_the_pane_nor_the_quit(
         assert "not followed: not a regular file" in pane.state.origin_note
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: app._exit)
+
+
+async def test_a_capped_original_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from klipui.session import spilled
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(spilled, "MAX_ORIGINAL_BYTES", 2_000)
+    full = tmp_path / "pi-bash-0123456789abcdef.log"
+    full.write_text("".join(f"line {i}\n" for i in range(1_000)), encoding="utf-8")
+    path = tool_result_session(tmp_path / "cap.jsonl", f"tail\n\n[Full output: {full}]")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.session is not None)
+        await wait_for(pilot, lambda: screen.query_one(EventView).document is not None)
+        await pilot.press("s")
+        pane = app.screen
+        assert isinstance(pane, ShrinkScreen)
+        await wait_for(pilot, lambda: pane.state.shrunk is not None and pane.state.origin_note)
+        size = full.stat().st_size
+        assert f"of {size:,} bytes" in pane.state.origin_note
+        assert len(pane.state.original.encode()) <= 2_000 and pane.state.original.endswith("\n")
+        rows, _ = _screen_text(app)
+        assert any(f"of {size:,} bytes" in row for row in rows)

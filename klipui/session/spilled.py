@@ -217,14 +217,16 @@ def load_original(
     *,
     session_path: Path | None = None,
     folders: SpillFolders | None = None,
-    max_bytes: int = MAX_ORIGINAL_BYTES,
+    max_bytes: int | None = None,
 ) -> Original:
     """Read the original a reference names, if it lies in its agent's own folder.
 
     `session_path` is the session file being viewed (Claude Code keeps originals next to it).
     A reference elsewhere is `NOT_FOLLOWED`; a missing, unreadable or special file is reported.
+    At most `max_bytes` (default `MAX_ORIGINAL_BYTES`) are read.
     """
     folders = folders or SpillFolders.default()
+    max_bytes = MAX_ORIGINAL_BYTES if max_bytes is None else max_bytes
     place = allowed_place(ref, folders, session_path)
     if place is None:
         return Original(ref, None, NOT_FOLLOWED)
