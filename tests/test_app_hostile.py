@@ -195,6 +195,11 @@ async def test_sessions_screen_lists_hostile_titles_and_projects_plainly(tmp_pat
                 await pilot.click(offset=(row.index(CLICK) + 3, y))
                 await pilot.pause()
         assert not app._exit
+        await pilot.press("slash")
+        app.screen.query_one("#session-filter").value = f"c\x1b]52;c;{PAYLOAD}\x07"  # a paste
+        await settle(pilot, app)
+        rows, bad = _screen_text(app)
+        assert not bad and not any(PAYLOAD in row for row in rows)
 
 
 async def test_a_reference_to_a_private_key_is_not_followed(
@@ -310,3 +315,21 @@ async def test_a_capped_original_says_so(tmp_path: Path, monkeypatch: pytest.Mon
         assert len(pane.state.original.encode()) <= 2_000 and pane.state.original.endswith("\n")
         rows, _ = _screen_text(app)
         assert any(f"of {size:,} bytes" in row for row in rows)
+
+
+async def test_pasted_sequences_in_the_interval_bar_are_not_drawn(tmp_path: Path) -> None:
+    from klipui.widgets.interval_bar import IntervalBar
+
+    path = hostile_copy(SAMPLES / HOSTILE_SAMPLES[3], tmp_path / "i.jsonl")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await _open_hostile_turn(pilot, app)
+        await pilot.press("colon")
+        await pilot.pause()
+        bar = app.screen.query_one(IntervalBar)
+        bar.input.value = f"1..2, x\x1b]52;c;{PAYLOAD}\x07{CLICK}"  # as a paste would put it
+        await settle(pilot, app)
+        assert bar.error is not None
+        rows, bad = _screen_text(app)
+        assert not bad
+        assert not any(PAYLOAD in row for row in rows)

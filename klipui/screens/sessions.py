@@ -19,6 +19,7 @@ from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line, display_title
 from klipui.session.model import SessionInfo
 from klipui.widgets.format import human_count, human_size, one_line, relative_time
+from klipui.widgets.plain_input import PlainInput
 
 if TYPE_CHECKING:
     from klipui.app import Sources
@@ -181,7 +182,7 @@ class SessionsScreen(KlipuiScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="filter: title, project, first prompt", id="session-filter")
+        yield PlainInput(placeholder="filter: title, project, first prompt", id="session-filter")
         table = SessionTable(id="session-table", cursor_type="row", zebra_stripes=True)
         yield table
         with Horizontal(id="session-status"):
