@@ -19,6 +19,8 @@ from hostile_support import (
     hostile_copy,
     unsafe_segments,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rich.style import Style
 
 from klipui.screens.session import SessionScreen
@@ -333,3 +335,81 @@ async def test_pasted_sequences_in_the_interval_bar_are_not_drawn(tmp_path: Path
         rows, bad = _screen_text(app)
         assert not bad
         assert not any(PAYLOAD in row for row in rows)
+
+
+_NASTY = st.sampled_from(
+    [
+        "\x1b[2J",
+        "\x1b]52;c;QQ==\x07",
+        "\x1b]0;t\x1b\\",
+        "\x1bP+q\x1b\\",
+        "\x9b1m",
+        "\x9d0;x\x9c",
+        "\x07",
+        "\x00",
+        "\x7f",
+        "\r",
+        "\n",
+        "\t",
+        "[@click=app.quit]",
+        "[b]",
+        "[/]",
+        "\x1b",
+    ]
+)
+_TEXT = st.lists(st.one_of(_NASTY, st.text(max_size=6)), max_size=12).map("".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=_TEXT,
+    command=_TEXT,
+    old=_TEXT,
+    new=_TEXT,
+    result=_TEXT,
+    prompt=_TEXT,
+    kind=st.sampled_from(["edit", "bash", "patch", "json"]),
+)
+def test_no_string_from_a_session_reaches_the_screen_raw(
+    name: str, command: str, old: str, new: str, result: str, prompt: str, kind: str
+) -> None:
+    from rich.console import Console
+
+    from klipui.session.model import Event, Session
+    from klipui.widgets.event_doc import EventDocument, build_blocks
+    from klipui.widgets.event_view import STYLE_NAMES
+
+    arguments = {
+        "edit": {"file_path": command, "old_string": old, "new_string": new},
+        "bash": {"command": command, "description": old},
+        "patch": {"input": f"*** Begin Patch\n{old}\n@@\n{new}"},
+        "json": {command: [old, {"x": new}]},
+    }[kind]
+    message = {"content": [{"type": "text", "text": prompt}]}
+    events = [
+        Event("user/message", 0, data=message),
+        Event("session/title", 1, data={"title": prompt}),
+        Event("tool/call", 2, data={"callId": name, "name": name, "arguments": arguments}),
+        Event(
+            "tool/result",
+            3,
+            data={
+                "message": {
+                    "content": [
+                        {"type": "tool-result", "toolCallId": name, "content": result},
+                        {"type": "image", "mediaType": name},
+                    ]
+                }
+            },
+        ),
+        Event(f"x/{name}", 4, data={"v": result}, ignorable=True),
+    ]
+    console = Console(width=60, color_system="truecolor", force_terminal=True)
+    styles = {style: Style() for style in STYLE_NAMES}
+    session = Session(path=Path("x.jsonl"), format="dsh", events=events)
+    blocks = build_blocks(session, 0, len(events), console, styles, show_all=True)
+    for block in blocks:
+        block.collapsed = False
+    doc = EventDocument(blocks, styles, console)
+    for row in range(doc.row_count(60)):
+        assert not unsafe_segments(doc.render_row(row, 60, Style()))
