@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from app_support import SAMPLES
 from hostile_support import CLICK, CWD, EDIT_ARGS, HOSTILE_NAME, PAYLOAD, RESULT, hostile_copy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from klipui.cli._render import terminal_safe_json
 
@@ -188,3 +190,22 @@ def test_export_keeps_huge_integers_and_never_writes_a_repr(tmp_path: Path, shap
     assert first == {"n": BIG, "x": None, "y": None, "s": "ok"}  # exact; NaN as JSON's null
     # arguments text that is not JSON (NaN) is kept as the original text
     assert second == {"arguments": json.dumps({"n": BIG, "x": float("nan")})}
+
+
+_CHARS = st.text(alphabet=st.characters(max_codepoint=0x2FF))
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | _CHARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_CHARS, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_JSON)
+def test_terminal_safe_json_is_the_same_value_without_control_bytes(value: object) -> None:
+    import orjson
+
+    for raw in (orjson.dumps(value), json.dumps(value, ensure_ascii=False).encode()):
+        safe = terminal_safe_json(raw)
+        assert not RAW_CONTROL.search(safe.replace(b"\n", b""))
+        assert json.loads(safe) == value
