@@ -39,10 +39,11 @@ def run(args: argparse.Namespace) -> int:
 
     from klipui.cli._notice import fail, say
     from klipui.cli._render import LazyProgress, terminal_safe_json
-    from klipui.conversation.api import anthropic_request, dumps_json, openai_request
+    from klipui.conversation.api import anthropic_request, openai_request
     from klipui.conversation.tokens import estimate_tokens
     from klipui.conversation.walk import message_text
     from klipui.session import SessionError, open_session
+    from klipui.session.formats._values import dumps_json
     from klipui.session.jsonl import write_new
 
     if args.output and Path(args.output).exists():
@@ -56,7 +57,10 @@ def run(args: argparse.Namespace) -> int:
         progress(1, 3)
         build = anthropic_request if args.shape == "anthropic" else openai_request
         request = build(session)
-        payload = dumps_json(request, indent=True)
+        try:
+            payload = dumps_json(request, indent=True)
+        except ValueError as error:
+            return fail(f"{session.path}: cannot write the messages: {error}")
         progress(2, 3)
     for problem in session.problems[:MAX_WARNINGS]:
         say(f"klipui: warning: {problem}", sys.stderr)

@@ -28,17 +28,14 @@ the rest of a user message → a user message after those.
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from klipui.conversation.merge import merge_consecutive
 from klipui.conversation.sanitize import human_size, sanitize_messages
 from klipui.conversation.walk import Message, parse_arguments
+from klipui.session.formats._values import json_text
 from klipui.session.model import Event, Session
 
 NO_RESULT = "(no result recorded in the session)"
@@ -382,34 +379,6 @@ def anthropic_request(session: Session) -> dict[str, Any]:
     return out
 
 
-def _finite(value: Any) -> Any:
-    """`value` with NaN and the infinities (which JSON cannot write) as null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(item) for item in value]
-    return value
-
-
-def dumps_json(value: Any, indent: bool = False) -> bytes:
-    """`value` as JSON: orjson, or for integers beyond 64 bits the standard library, which
-    writes them digit for digit (never a Python repr); NaN and infinities become null."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else None)
-    except (orjson.JSONEncodeError, TypeError):
-        text = json.dumps(
-            _finite(value),
-            indent=2 if indent else None,
-            separators=None if indent else (",", ":"),
-            ensure_ascii=False,
-            allow_nan=False,
-            default=str,
-        )
-        return text.encode("utf-8", "replace")
-
-
 def to_openai(system: str | None, messages: Sequence[Message]) -> list[Message]:
     """Anthropic-shape messages (paired, merged) as OpenAI Chat messages."""
     out: list[Message] = []
@@ -429,7 +398,7 @@ def to_openai(system: str | None, messages: Sequence[Message]) -> list[Message]:
                     "type": "function",
                     "function": {
                         "name": b["name"],
-                        "arguments": dumps_json(b.get("input", {})).decode(),
+                        "arguments": json_text(b.get("input", {})),
                     },
                 }
                 for b in blocks
