@@ -190,26 +190,31 @@ def allowed_place(
     except (OSError, ValueError):
         return None
     parent, name = real.parent, real.name
+    ok: bool
     if ref.kind == "claude":
-        ok = _CLAUDE_NAME.fullmatch(name) and any(
+        ok = bool(_CLAUDE_NAME.fullmatch(name)) and any(
             parent == _real(folder) for folder in _claude_folders(session_path)
         )
     elif ref.kind == "dsh":
         ok = (
-            _DSH_NAME.fullmatch(name)
-            and _DSH_SESSION.fullmatch(parent.name)
-            and _DSH_ROOT.fullmatch(parent.parent.name)
+            bool(_DSH_NAME.fullmatch(name))
+            and bool(_DSH_SESSION.fullmatch(parent.name))
+            and bool(_DSH_ROOT.fullmatch(parent.parent.name))
             and any(parent.parent.parent == _real(t) for t in folders.temp)
         )
     elif ref.kind == "pi":
-        in_temp = _PI_NAME.fullmatch(name) and any(parent == _real(t) for t in folders.temp)
+        in_temp = bool(_PI_NAME.fullmatch(name)) and any(parent == _real(t) for t in folders.temp)
         ok = in_temp or (
-            _TOOL_OUTPUT_NAME.fullmatch(name)
+            bool(_TOOL_OUTPUT_NAME.fullmatch(name))
             and any(parent == _real(f) for f in folders.tool_output_folders())
         )
     else:
         ok = False
     return (parent, name) if ok else None
+
+
+class RefusedFile(OSError):
+    """A file that is there but is not followed: not regular, linked, or someone else's."""
 
 
 def load_original(
@@ -242,10 +247,6 @@ def load_original(
         return Original(ref, None, f"unreadable: {error.strerror or error}")
     errors = "surrogateescape" if ref.kind == "spill" else "replace"
     return Original(ref, data.decode("utf-8", errors), size=size, capped=capped)
-
-
-class RefusedFile(OSError):
-    """A file that is there but is not followed: not regular, linked, or someone else's."""
 
 
 def read_regular(folder: Path, name: str, max_bytes: int) -> tuple[bytes, int, bool]:
