@@ -413,3 +413,33 @@ def test_no_string_from_a_session_reaches_the_screen_raw(
     doc = EventDocument(blocks, styles, console)
     for row in range(doc.row_count(60)):
         assert not unsafe_segments(doc.render_row(row, 60, Style()))
+
+
+@pytest.mark.parametrize("sample", [HOSTILE_SAMPLES[0], HOSTILE_SAMPLES[3]], ids=["claude", "dsh"])
+async def test_the_clip_preview_of_a_hostile_session_draws_clean(
+    sample: str, tmp_path: Path
+) -> None:
+    from klipui.screens.clip import ClipScreen
+
+    path = hostile_copy(SAMPLES / sample, tmp_path / f"t{CLICK}\x1b]0;x\x07.jsonl")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        screen = await _open_hostile_turn(pilot, app)
+        await pilot.press("space", "k")
+        await settle(pilot, app)
+        clip = app.screen
+        assert isinstance(clip, ClipScreen)
+        await wait_for(pilot, lambda: clip.plan is not None or clip.error is not None)
+        await settle(pilot, app)
+        _, bad = _source_text(clip.query_one("#clip-details", LineView), 150)
+        assert not bad
+        rows, bad = _screen_text(app)
+        assert not bad
+        if sample.startswith("claude"):  # a Claude child is named after its parent
+            assert any(CLICK in row for row in rows)
+        for y, row in enumerate(rows):
+            if CLICK in row:
+                await pilot.click(offset=(row.index(CLICK) + 3, y))
+                await pilot.pause()
+        assert not app._exit and app.screen is clip
+        assert screen.session is not None
