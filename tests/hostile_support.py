@@ -33,7 +33,7 @@ RESULT = (
 )
 PROMPT = f"fix it {CLICK}\x1b]0;title\x07 now"
 CWD = f"/w/proj\x1b]0;t\x07{CLICK}"
-UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 """What must never be drawn: C0 controls (a row holds no tab or newline), DEL and C1."""
 
 

@@ -24,7 +24,7 @@ def test_no_control_survives(parts: list[str]) -> None:
     cleaned = clean_text(text)
     assert not CONTROLS.search(cleaned)
     line = clean_line(text)
-    assert not CONTROLS.search(line) and "\n" not in line
+    assert not CONTROLS.search(line) and "\n" not in line and "\t" not in line
 
 
 @settings(max_examples=200, deadline=None)

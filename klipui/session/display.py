@@ -40,10 +40,12 @@ def clean_text(text: str) -> str:
 
 
 def clean_line(line: str) -> str:
-    """One line made safe to show, kept one line (CR dropped, LF turned into a space)."""
-    if not _ANY.search(line) and "\n" not in line:
+    """One line made safe to show, kept one line (CR dropped, LF and tab turned into a space:
+    a tab in a label would move the terminal's cursor to a tab stop)."""
+    if not _ANY.search(line) and "\n" not in line and "\t" not in line:
         return line
-    return _CONTROL.sub("", _ESCAPE.sub("", line).replace("\r", "").replace("\n", " "))
+    line = _ESCAPE.sub("", line).replace("\r", "").replace("\n", " ").replace("\t", " ")
+    return _CONTROL.sub("", line)
 
 
 def display_title(info: SessionInfo) -> str:
