@@ -10,9 +10,11 @@ from typing import ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from klipui import __version__
+from klipui.session.display import clean_line, clean_text
 
 
 @dataclass(slots=True)
@@ -57,6 +59,26 @@ class KlipuiApp(App[int]):
     def now(self) -> float:
         """The current time in epoch seconds (fixed in tests)."""
         return self.fixed_now if self.fixed_now is not None else time.time()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification as plain, cleaned text, whatever the caller asks: messages name
+        files and quote sessions, which must never be read as markup or reach the terminal as
+        control sequences."""
+        super().notify(
+            clean_text(message),
+            title=clean_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def on_mount(self) -> None:
         from klipui.screens.sessions import SessionsScreen

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+import tempfile
 from pathlib import Path
 
+import pytest
 from app_support import SAMPLES, make_app, settle, tool_result_session, wait_for
 
 from klipui.screens.session import SessionScreen
@@ -166,7 +168,10 @@ async def test_missing_spill_file_is_reported_not_fatal() -> None:
         assert isinstance(app.screen, SessionScreen)
 
 
-async def test_spilled_original_is_loaded_through_its_reference(tmp_path: Path) -> None:
+async def test_spilled_original_is_loaded_through_its_reference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # pi writes to the temp folder
     full = tmp_path / "pi-bash-0123456789abcdef.log"
     full.write_text(PYTEST_LOG, encoding="utf-8")
     tail = "\n".join(PYTEST_LOG.splitlines()[-40:])

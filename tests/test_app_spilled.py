@@ -7,7 +7,12 @@ from pathlib import Path
 
 from app_support import SAMPLES
 
-from klipui.session.spilled import DryRunSpill, find_reference, load_original
+from klipui.session.spilled import (
+    DryRunSpill,
+    SpillFolders,
+    find_reference,
+    load_original,
+)
 from klipui.shrink import FileSpillStore
 from klipui.shrink.spill import locator_for
 
@@ -35,12 +40,13 @@ def test_dsh_reference_in_real_samples_is_found_and_reported_missing() -> None:
 
 
 def test_pi_and_neovate_references(tmp_path: Path) -> None:
-    full = tmp_path / "pi-bash-00ff.log"
+    full = tmp_path / "pi-bash-00ff00ff00ff00ff.log"
     full.write_text("all of it\n", encoding="utf-8")
     pi = f"tail\n\n[Showing lines 9-10 of 10. Full output: {full}]"
     ref = find_reference(pi)
     assert ref is not None and ref.kind == "pi" and ref.path == full
-    assert load_original(ref).text == "all of it\n"
+    folders = SpillFolders((tmp_path,), tmp_path / "home", tmp_path / "spill")
+    assert load_original(ref, folders=folders).text == "all of it\n"
     neovate = f"head\n\n...5 lines truncated...\n\nFull output saved to: {full}\nUse Grep"
     ref = find_reference(neovate)
     assert ref is not None and ref.path == full
@@ -56,9 +62,9 @@ def test_claude_persisted_output_named_or_derived(tmp_path: Path) -> None:
     assert ref is not None and ref.kind == "claude" and ref.path == results / "toolu_1.txt"
     bare = "<persisted-output>\nPreview (first 2KB): ...\n</persisted-output>"
     ref = find_reference(bare, session_path=session, tool_call_id="toolu_1")
-    assert ref is not None and load_original(ref).text == "FULL"
+    assert ref is not None and load_original(ref, session_path=session).text == "FULL"
     gone = find_reference(bare, session_path=session, tool_call_id="toolu_2")
-    assert gone is not None and load_original(gone).missing
+    assert gone is not None and load_original(gone, session_path=session).missing
 
 
 def test_spill_locator_through_the_store(tmp_path: Path) -> None:
@@ -66,10 +72,11 @@ def test_spill_locator_through_the_store(tmp_path: Path) -> None:
     locator = store.save("the original\n", "bash")
     ref = find_reference(f"cut...\n[full output saved as {locator}: note]")
     assert ref is not None and ref.kind == "spill" and ref.reference == locator
-    assert load_original(ref, store.load).text == "the original\n"
-    assert load_original(ref).missing  # no store given: reported, not raised
+    folders = SpillFolders((tmp_path / "tmp",), tmp_path, store.dir)
+    assert load_original(ref, folders=folders).text == "the original\n"
+    assert load_original(ref).missing  # the default store (an empty sealed home): reported
     other = find_reference("x [full output saved as spill:bash-000000000000]")
-    assert other is not None and load_original(other, store.load).missing
+    assert other is not None and load_original(other, folders=folders).missing
 
 
 def test_no_reference_and_dry_run_names_without_writing(tmp_path: Path) -> None:

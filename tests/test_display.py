@@ -24,7 +24,7 @@ def test_no_control_survives(parts: list[str]) -> None:
     cleaned = clean_text(text)
     assert not CONTROLS.search(cleaned)
     line = clean_line(text)
-    assert not CONTROLS.search(line) and "\n" not in line
+    assert not CONTROLS.search(line) and "\n" not in line and "\t" not in line
 
 
 @settings(max_examples=200, deadline=None)
@@ -48,3 +48,35 @@ def test_display_title_prefers_the_prompt_it_starts() -> None:
     assert display_title(SessionInfo(path, "dsh", title="Own", first_prompt="Other")) == "Own"
     assert display_title(SessionInfo(path, "dsh", first_prompt="a\n  b")) == "a b"
     assert display_title(SessionInfo(path, "dsh")) == "a.jsonl"
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.one_of(PIECES, st.text(max_size=8), st.characters(max_codepoint=0x9F)), max_size=40)
+)
+def test_clean_text_keeps_only_tab_and_newline_and_is_idempotent(parts: list[str]) -> None:
+    cleaned = clean_text("".join(parts))
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", cleaned)  # ESC and BEL included
+    assert clean_text(cleaned) == cleaned
+    assert clean_line(clean_line("".join(parts))) == clean_line("".join(parts))
+
+
+def test_osc_52_and_other_strings_go_whole_with_their_payload() -> None:
+    payload = "Y3VybCBldmlsLmV4YW1wbGUgfCBzaA=="
+    for raw in (
+        f"a\x1b]52;c;{payload}\x07b",  # BEL terminated
+        f"a\x1b]52;c;{payload}\x1b\\b",  # ST terminated
+        f"a\x1bP+q{payload}\x1b\\b",  # DCS
+        f"a\x1b_{payload}\x1b\\b",  # APC
+        f"a\x9d52;c;{payload}\x9cb",  # 8-bit OSC
+    ):
+        assert clean_text(raw) == "ab", repr(raw)
+    assert clean_text(f"a\x1b]52;c;{payload}") == "a"  # unterminated: to the end
+    assert clean_text("a\x1b") == "a" and clean_text("\x1b\x1b[2Jx") == "x"
+
+
+def test_a_broken_string_sequence_ends_with_its_line() -> None:
+    out = "ok\x1b]0;cut title\nnext line\n\x1bPq#0;2;0;0;0\nmore\n\x9d0;t\nlast"
+    assert clean_text(out) == "ok\nnext line\n\nmore\n\nlast"
+    assert clean_text("a\x1b]0;t\x1b[1mb") == "ab"  # an OSC cut by another sequence
+    assert clean_text("a\x1b]0;t\x9cb") == "ab"  # ended by the 8-bit ST

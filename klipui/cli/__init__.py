@@ -52,7 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except UsageError as error:
-        print(f"klipui: {error}", file=sys.stderr)
+        from klipui.session.display import clean_text
+
+        print(clean_text(f"klipui: {error}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

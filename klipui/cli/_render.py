@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -57,11 +58,32 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+_C1_OR_DEL = re.compile(rb"\xc2[\x80-\x9f]|\x7f")
+
+
+def terminal_safe_json(data: bytes) -> bytes:
+    """UTF-8 JSON with DEL and the C1 controls written as `\\u` escapes (JSON escapes only C0):
+    the same value, which a terminal cannot read as a control sequence."""
+    return _C1_OR_DEL.sub(lambda m: b"\\u%04x" % ord(m.group().decode("utf-8")), data)
+
+
 def write_json(value: Any) -> None:
-    """`value` as indented JSON on stdout."""
+    """`value` as indented JSON on stdout (terminal-safe, see `terminal_safe_json`)."""
     import orjson
 
-    sys.stdout.buffer.write(orjson.dumps(jsonable(value), option=orjson.OPT_INDENT_2) + b"\n")
+    data = orjson.dumps(jsonable(value), option=orjson.OPT_INDENT_2)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(terminal_safe_json(data) + b"\n")
+    sys.stdout.flush()
+
+
+def print_json(value: Any) -> None:
+    """`value` (plain JSON types) as indented JSON on stdout, terminal-safe."""
+    import json
+
+    data = json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "replace")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(terminal_safe_json(data) + b"\n")
     sys.stdout.flush()
 
 

@@ -9,11 +9,10 @@ was shrunk no child is written (it would be a duplicate of the parent) unless `-
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from klipui.cli import UsageError
-from klipui.cli._notice import fail, progress
+from klipui.cli._notice import fail, progress, say
 
 DEFAULT_MAX_CHARS = 8_000
 """The engine's default (`klipui.klip.compact.DEFAULT_MAX_CHARS`, a test keeps them equal),
@@ -50,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from klipui.cli._render import print_json
     from klipui.klip.child import ClipError, write_child
     from klipui.klip.compact import plan_compact
     from klipui.shrink import FileSpillStore
@@ -77,30 +77,30 @@ def run(args: argparse.Namespace) -> int:
         report = {**compacted.to_dict(), "error": refused}
         if useless:
             report["not_written"] = f"{compacted.nothing_shrunk()}; --force writes the child"
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print_json(report)
     else:
-        print(f"{plan.source} ({plan.format}): tool results over {args.max_chars} characters")
+        say(f"{plan.source} ({plan.format}): tool results over {args.max_chars} characters")
         for item in compacted.replaced:
-            print(
+            say(
                 f"  seq {item.seq} {item.tool}: {item.chars_before} → {item.chars_after} chars "
                 f"({item.strategy}) {item.locator or '(original not saved)'}"
             )
         if not compacted.replaced:
-            print(f"  none: {compacted.nothing_shrunk()}")
+            say(f"  none: {compacted.nothing_shrunk()}")
         for line in compacted.skipped:
-            print(f"  skipped: {line}", file=sys.stderr)
+            say(f"  skipped: {line}", sys.stderr)
         print(f"tokens: {compacted.tokens_before} → {compacted.tokens_after} (estimate)")
         if not useless:
             for blocker in plan.blockers:
-                print(f"agent: {blocker}")
+                say(f"agent: {blocker}")
             for note in plan.notes:
-                print(f"note: {note}")
+                say(f"note: {note}")
         if plan.written:
-            print(f"written: {plan.path}")
+            say(f"written: {plan.path}")
         elif useless:
             print("no child written: it would equal the parent but for its ids (--force writes it)")
         elif args.dry_run:
-            print(f"would write: {plan.path} (dry run)")
+            say(f"would write: {plan.path} (dry run)")
     if refused:
         return fail(refused)
     return 0

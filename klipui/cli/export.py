@@ -37,48 +37,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    import orjson
-
-    from klipui.cli._render import LazyProgress
+    from klipui.cli._notice import fail, say
+    from klipui.cli._render import LazyProgress, terminal_safe_json
     from klipui.conversation.api import anthropic_request, openai_request
     from klipui.conversation.tokens import estimate_tokens
     from klipui.conversation.walk import message_text
     from klipui.session import SessionError, open_session
+    from klipui.session.formats._values import dumps_json
     from klipui.session.jsonl import write_new
 
     if args.output and Path(args.output).exists():
-        print(f"klipui: {args.output}: already exists (not overwritten)", file=sys.stderr)
-        return 1
+        return fail(f"{args.output}: already exists (not overwritten)")
     with LazyProgress(f"Exporting {Path(args.session).name}") as progress:
         progress(0, 3)
         try:
             session = open_session(args.session)
         except SessionError as error:
-            print(f"klipui: {error}", file=sys.stderr)
-            return 1
+            return fail(str(error))
         progress(1, 3)
         build = anthropic_request if args.shape == "anthropic" else openai_request
         request = build(session)
-        payload = orjson.dumps(request, option=orjson.OPT_INDENT_2)
+        try:
+            payload = dumps_json(request, indent=True)
+        except ValueError as error:
+            return fail(f"{session.path}: cannot write the messages: {error}")
         progress(2, 3)
     for problem in session.problems[:MAX_WARNINGS]:
-        print(f"klipui: warning: {problem}", file=sys.stderr)
+        say(f"klipui: warning: {problem}", sys.stderr)
     if not request["messages"]:
-        print(f"klipui: {session.path}: no messages to export", file=sys.stderr)
-        return 1
+        return fail(f"{session.path}: no messages to export")
     if not args.output:
-        sys.stdout.buffer.write(payload + b"\n")
+        sys.stdout.buffer.write(terminal_safe_json(payload) + b"\n")
         sys.stdout.flush()
         return 0
     try:
         write_new(args.output, [payload])
     except FileExistsError:
-        print(f"klipui: {args.output}: already exists (not overwritten)", file=sys.stderr)
-        return 1
+        return fail(f"{args.output}: already exists (not overwritten)")
     except OSError as error:
-        print(f"klipui: {args.output}: {error.strerror or error}", file=sys.stderr)
-        return 1
+        return fail(f"{args.output}: {error.strerror or error}")
     count = len(request["messages"])
     tokens = sum(estimate_tokens(message_text(m)) for m in request["messages"])
-    print(f"klipui: wrote {count} messages (~{tokens:,} tokens) to {args.output}", file=sys.stderr)
+    say(f"klipui: wrote {count} messages (~{tokens:,} tokens) to {args.output}", sys.stderr)
     return 0

@@ -15,12 +15,11 @@ are kept as they ended and listed. A last turn that never ended is left out unle
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from typing import Any
 
-from klipui.cli._notice import fail, progress
+from klipui.cli._notice import fail, progress, say
 
 SHOWN = 20
 """Dropped events and violations listed before "… N more"."""
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             )
     except (ClipError, RulesError) as error:
         for warning in getattr(error, "warnings", []):
-            print(f"klipui: warning: {warning}", file=sys.stderr)
+            say(f"klipui: warning: {warning}", sys.stderr)
         return fail(str(error))
     refused = None
     if not args.dry_run:
@@ -87,7 +86,9 @@ def run(args: argparse.Namespace) -> int:
         except ClipError as error:
             refused = str(error)
     if args.json:
-        print(json.dumps({**plan.to_dict(), "error": refused}, indent=2, ensure_ascii=False))
+        from klipui.cli._render import print_json
+
+        print_json({**plan.to_dict(), "error": refused})
     else:
         print_report(plan, args.dry_run)
     if refused:
@@ -109,12 +110,12 @@ def turn_runs(turns: dict[int, int]) -> str:
 def print_report(plan: Any, dry_run: bool) -> None:
     """The clip report as text."""
     kept = len(plan.turns)
-    print(
+    say(
         f"{plan.source} ({plan.format}): selection {plan.selection!r} keeps {kept} of "
         f"{plan.turn_count} turns"
     )
     for warning in plan.warnings:
-        print(f"  warning: {warning}")
+        say(f"  warning: {warning}")
     done = kept - len(plan.unfinished)
     if plan.unfinished:
         listed = ", ".join(f"{t} {how}" for t, how in list(plan.unfinished.items())[:SHOWN])
@@ -135,7 +136,7 @@ def print_report(plan: Any, dry_run: bool) -> None:
     if plan.dropped:
         print(f"dropped by the rules ({len(plan.dropped)}):")
         for drop in plan.dropped[:SHOWN]:
-            print(f"  {drop}")
+            say(f"  {drop}")
         if len(plan.dropped) > SHOWN:
             print(f"  … {len(plan.dropped) - SHOWN} more")
     else:
@@ -143,20 +144,20 @@ def print_report(plan: Any, dry_run: bool) -> None:
     if plan.violations:
         print(f"validation: {len(plan.violations)} problem(s) new in the child:")
         for violation in plan.violations[:SHOWN]:
-            print(f"  {violation}")
+            say(f"  {violation}")
     else:
         print("validation: ok")
     if plan.inherited:
         count, first = len(plan.inherited), plan.inherited[0]
-        print(f"  ({count} problem(s) inherited from the parent, e.g. {first})")
+        say(f"  ({count} problem(s) inherited from the parent, e.g. {first})")
     for blocker in plan.blockers:
-        print(f"agent: {blocker}")
+        say(f"agent: {blocker}")
     for note in plan.notes:
-        print(f"note: {note}")
+        say(f"note: {note}")
     size = f"{plan.kept_events} events, {len(plan.lines)} lines"
     if plan.written:
-        print(f"written: {plan.path} ({size})")
+        say(f"written: {plan.path} ({size})")
     elif dry_run:
-        print(f"would write: {plan.path} ({size}; dry run)")
+        say(f"would write: {plan.path} ({size}; dry run)")
     else:
-        print(f"not written: {plan.path}")
+        say(f"not written: {plan.path}")

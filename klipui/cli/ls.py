@@ -46,8 +46,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         files = find_session_files(args.paths or None)
     except FileNotFoundError as error:
-        print(f"klipui: {error}", file=sys.stderr)
-        return 1
+        from klipui.cli._notice import fail
+
+        return fail(str(error))
 
     def infos(on_progress: Callable[[int, int], None]) -> Iterable[Any]:
         return discover(files=files, exact=not args.quick, on_progress=on_progress)
@@ -64,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not ordered:
         where = "under " + ", ".join(args.paths) if args.paths else "in the agents' folders"
-        print(f"klipui: no session files found {where}", file=sys.stderr)
+        from klipui.cli._notice import say
+
+        say(f"klipui: no session files found {where}", sys.stderr)
         return 0
     from rich.console import Console
 
@@ -132,6 +135,7 @@ def session_table(infos: list[Any], width: int) -> Any:
     title fewer than `MIN_TITLE` columns."""
     from rich.cells import cell_len
     from rich.table import Table
+    from rich.text import Text
 
     wide = width >= WIDE
     rows = [_cells(info, wide) for info in infos]
@@ -150,7 +154,7 @@ def session_table(infos: list[Any], width: int) -> Any:
         justify = "right" if name in ("turns", "tokens", "size") else "left"
         table.add_column(name, no_wrap=True, overflow="ellipsis", justify=justify)
     for info, row in zip(infos, rows, strict=True):
-        table.add_row(_title_cell(info), *(row[name] for name in names))
+        table.add_row(_title_cell(info), *(Text(row[name]) for name in names))
     return table
 
 
@@ -163,7 +167,7 @@ def _cells(info: Any, wide: bool) -> dict[str, str]:
     project = clean_line(info.project or "")
     limit = 20 if wide else 12
     return {
-        "agent": (info.agent if wide else info.format) or UNKNOWN,
+        "agent": clean_line((info.agent if wide else info.format) or UNKNOWN),
         "project": project if len(project) <= limit else project[: limit - 1] + "…",
         "updated": human_time(info.updated)[: None if wide else 10] or UNKNOWN,
         "turns": f"{approx}{info.turns}" if info.turns is not None else UNKNOWN,

@@ -37,23 +37,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from klipui.cli._notice import fail, say
     from klipui.session import SessionError, open_session
 
     try:
         session = open_session(args.session)
     except SessionError as error:
-        print(f"klipui: {error}", file=sys.stderr)
-        return 1
+        return fail(str(error))
     numbers = None
     if args.turns:
         numbers = _select(args.turns, len(session.turns))
         if numbers is None:
             return 1
     for problem in session.problems[:MAX_PROBLEMS]:
-        print(f"klipui: warning: {problem}", file=sys.stderr)
+        say(f"klipui: warning: {problem}", sys.stderr)
     if len(session.problems) > MAX_PROBLEMS:
         more = len(session.problems) - MAX_PROBLEMS
-        print(f"klipui: warning: {session.path}: {more} more problems", file=sys.stderr)
+        say(f"klipui: warning: {session.path}: {more} more problems", sys.stderr)
     turns = session.turns if numbers is None else [session.turns[n - 1] for n in numbers]
     if args.json:
         _print_json(session, turns)
@@ -67,6 +67,7 @@ def _select(text: str, count: int) -> list[int] | None:
     None (after saying why) when it cannot be read or selects nothing."""
     from klipui.cli._notice import fail
     from klipui.klip import KIntervalError, parse_interval
+    from klipui.session.display import clean_line
 
     try:
         interval = parse_interval(text)
@@ -75,7 +76,7 @@ def _select(text: str, count: int) -> list[int] | None:
         fail(f"invalid selection (column {error.column}): {error.message}\n{caret}")
         return None
     for warning in interval.warnings(count):
-        print(f"klipui: warning: {warning}", file=sys.stderr)
+        print(clean_line(f"klipui: warning: {warning}"), file=sys.stderr)
     numbers = interval.turns(count)
     if not numbers:
         fail(f"selection {text!r} keeps none of the {count} turns")
@@ -125,7 +126,7 @@ def _print_rich(session: Any, turns: list[Any]) -> None:
     console = Console()
     head = Text()
     head.append(clean_line(display_title(_info(session))), style="bold")
-    head.append(f"\n{adapter(session.format).agent} · {session.path}", style="dim")
+    head.append(f"\n{adapter(session.format).agent} · {clean_line(str(session.path))}", style="dim")
     if session.cwd:
         head.append(f"\ncwd {clean_line(session.cwd)}", style="dim")
     head.append(f"\n{len(session.turns)} turns · {len(session.events)} events", style="dim")
@@ -146,11 +147,12 @@ def _print_event(console: Any, event: Any) -> None:
 
     from klipui.cli._render import human_size
     from klipui.session.blocks import blocks_text, message_content
+    from klipui.session.display import clean_line
 
     kind = event.type
     if kind == "user/message":
         source = (event.data.get("source") or {}).get("kind", "user")
-        label = "user" if source == "user" else f"user ({source})"
+        label = "user" if source == "user" else f"user ({clean_line(str(source))})"
         content = message_content(event)
         _print_text(console, label, "bold cyan", blocks_text(content))
         _print_images(console, content)

@@ -34,20 +34,24 @@ def _age(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from klipui.shrink.spill import FileSpillStore, SpillError, SpillMissing
+    from klipui.cli._notice import fail
+    from klipui.session.spilled import RefusedFile, read_regular
+    from klipui.shrink.spill import FileSpillStore, SpillError
 
     if args.action == "show":
         store = FileSpillStore(args.spill_dir)
         try:
-            data = store.load_bytes(args.locator)
-        except SpillMissing as error:
-            print(f"klipui: {error} (in {store.dir})", file=sys.stderr)
-            return 1
+            path = store.path_for(args.locator)
         except SpillError as error:
             raise UsageError(str(error)) from None
+        try:  # a regular file of the store only: never a FIFO, device or symlink out of it
+            data, _, _ = read_regular(path.parent, path.name, sys.maxsize)
+        except FileNotFoundError:
+            return fail(f"no spill stored for: {args.locator} (in {store.dir})")
+        except RefusedFile as error:
+            return fail(f"{args.locator}: not followed: {error}")
         except OSError as error:
-            print(f"klipui: {args.locator}: {error.strerror or error}", file=sys.stderr)
-            return 1
+            return fail(f"{args.locator}: {error.strerror or error}")
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return 0

@@ -32,11 +32,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from klipui.conversation.merge import merge_consecutive
 from klipui.conversation.sanitize import human_size, sanitize_messages
 from klipui.conversation.walk import Message, parse_arguments
+from klipui.session.formats._values import json_text
 from klipui.session.model import Event, Session
 
 NO_RESULT = "(no result recorded in the session)"
@@ -399,7 +398,7 @@ def to_openai(system: str | None, messages: Sequence[Message]) -> list[Message]:
                     "type": "function",
                     "function": {
                         "name": b["name"],
-                        "arguments": orjson.dumps(b.get("input", {})).decode(),
+                        "arguments": json_text(b.get("input", {})),
                     },
                 }
                 for b in blocks

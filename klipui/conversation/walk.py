@@ -8,6 +8,9 @@ message is one `tool_result` block. Blocks already in Anthropic shape pass throu
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,15 +20,35 @@ Message = dict[str, Any]
 Block = dict[str, Any]
 
 
+_LONG_NUMBER = re.compile(r"\d{19}")
+"""Digits enough for an integer beyond 64 bits, which orjson would read as a float."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
 def parse_arguments(arguments: Any) -> Any:
-    """Tool-call arguments as a JSON value: parsed from text when they parse, kept otherwise."""
+    """Tool-call arguments as a JSON value: parsed from text when they parse, kept otherwise
+    (as `{"arguments": <text>}`). Integers beyond 64 bits are kept exactly; NaN, Infinity and
+    out-of-range floats are not JSON, so such text is kept as it is."""
     if not isinstance(arguments, str):
         return arguments if arguments is not None else {}
     if not arguments.strip():
         return {}
     try:
-        value = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
+        if _LONG_NUMBER.search(arguments):
+            value = json.loads(arguments, parse_constant=_no_constant, parse_float=_finite_float)
+        else:
+            value = orjson.loads(arguments)
+    except (ValueError, RecursionError):  # orjson.JSONDecodeError is a ValueError
         return {"arguments": arguments}
     return value if isinstance(value, dict) else {"value": value}
 

@@ -80,14 +80,16 @@ def report_rows(plan: ChildPlan, session: Session) -> list[Text]:
         )
     )
     for drop in plan.dropped:
-        rows.append(Text(f"  ✗ {drop}", style="yellow"))
+        rows.append(Text(f"  ✗ {clean_line(str(drop))}", style="yellow"))
     if plan.violations or plan.inherited:
         rows.append(Text(""))
         rows.append(Text("Validation", style="bold"))
         for violation in plan.violations:
-            rows.append(Text(f"  ✗ {violation}", style="red"))
+            rows.append(Text(f"  ✗ {clean_line(str(violation))}", style="red"))
         for violation in plan.inherited:
-            rows.append(Text(f"  · already in the parent: {violation}", style="dim"))
+            rows.append(
+                Text(f"  · already in the parent: {clean_line(str(violation))}", style="dim")
+            )
     for title, items, style in (
         ("Why the agent would refuse it", plan.blockers, "red"),
         ("Repairs and adjustments", plan.notes, ""),
@@ -96,7 +98,7 @@ def report_rows(plan: ChildPlan, session: Session) -> list[Text]:
         if items:
             rows.append(Text(""))
             rows.append(Text(title, style="bold"))
-            rows.extend(Text(f"  {item}", style=style) for item in items)
+            rows.extend(Text(f"  {clean_line(str(item))}", style=style) for item in items)
     return rows
 
 
@@ -132,7 +134,7 @@ class ClipScreen(KlipuiScreen):
         """Plan with the unfinished last turn (never ended) selectable too."""
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Clipping {self.selection} …", id="clip-summary")
+        yield Static(Text(f"Clipping {self.selection} …"), id="clip-summary", markup=False)
         yield LoadingIndicator(id="clip-loading")
         yield LineView(id="clip-details")
         yield Footer()
@@ -170,7 +172,9 @@ class ClipScreen(KlipuiScreen):
             return  # a worker's result for a screen that has closed
         self.error = message
         self.query_one("#clip-loading").display = False
-        self.query_one("#clip-summary", Static).update(Text(f"Cannot clip: {message}", "red"))
+        self.query_one("#clip-summary", Static).update(
+            Text(f"Cannot clip: {clean_line(message)}", "red")
+        )
 
     def _planned(self, plan: ChildPlan) -> None:
         if not self.is_attached:
@@ -188,16 +192,16 @@ class ClipScreen(KlipuiScreen):
         plan = self.plan
         if plan is None:
             return
-        title = plan.child_title or NO_TITLE
+        title = clean_line(plan.child_title or NO_TITLE)
         if plan.ok:
             verdict = Text("✓ valid", style="bold green")
         else:
             problems = len(plan.violations) + len(plan.blockers)
             verdict = Text(f"✗ {problems} problem(s): not written unless forced (F)", "bold red")
         state = (
-            Text(f"written: {self.written}", style="bold green")
+            Text(f"written: {clean_line(str(self.written))}", style="bold green")
             if self.written
-            else Text(f"target: {plan.path}", style="")
+            else Text(f"target: {clean_line(str(plan.path))}", style="")
         )
         summary = Text.assemble(
             (title, "bold"),
@@ -246,7 +250,7 @@ class ClipScreen(KlipuiScreen):
             self.selection = KInterval.from_turns(self.turns)
         self.plan = None
         self.query_one("#clip-loading").display = True
-        self.query_one("#clip-summary", Static).update(f"Clipping {self.selection} …")
+        self.query_one("#clip-summary", Static).update(Text(f"Clipping {self.selection} …"))
         self.make_plan()
 
     def action_write(self, force: bool = False) -> None:
@@ -270,7 +274,9 @@ class ClipScreen(KlipuiScreen):
                 self.plan.path.parent.mkdir(parents=True, exist_ok=True)
             path = write_child(self.plan, force=force)
         except (ClipError, OSError) as error:
-            self.app.call_from_thread(self.notify, str(error), severity="error", timeout=10)
+            self.app.call_from_thread(
+                self.notify, str(error), severity="error", timeout=10, markup=False
+            )
             return
         info = exact_info(path)
         if not info.parent:
@@ -287,7 +293,7 @@ class ClipScreen(KlipuiScreen):
         for screen in self.app.screen_stack:
             if isinstance(screen, SessionsScreen):
                 screen.add_session(info)
-        self.notify(f"Wrote {path}", title="klipui")
+        self.notify(f"Wrote {path}", title="klipui", markup=False)
         self.app.pop_screen()
         self.klipui.open_session(path)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -12,9 +13,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from klipui.session.display import clean_line
+
 
 class PickScreen(ModalScreen[Any]):
-    """Pick one of `options` (label, value); Escape picks nothing."""
+    """Pick one of `options` (label, value); Escape picks nothing. Labels are plain text
+    (file names, titles): never read as markup."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
@@ -26,9 +30,12 @@ class PickScreen(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pick-box"):
-            yield Label(self.title_text, id="pick-title")
+            yield Label(Text(clean_line(self.title_text)), id="pick-title", markup=False)
             yield OptionList(
-                *[Option(label, id=str(i)) for i, (label, _) in enumerate(self.options)]
+                *[
+                    Option(Text(clean_line(label)), id=str(i))
+                    for i, (label, _) in enumerate(self.options)
+                ]
             )
 
     def on_mount(self) -> None:

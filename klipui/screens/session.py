@@ -180,7 +180,9 @@ class SessionScreen(KlipuiScreen):
         """True while only the head of a big file is shown (its first turns)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Opening {self.path.name}…", id="session-info")
+        yield Static(
+            Text(f"Opening {clean_line(self.path.name)}…"), id="session-info", markup=False
+        )
         yield LoadingIndicator(id="session-loading")
         with Horizontal(id="session-body"):
             yield TurnList(id="turn-list")
@@ -224,7 +226,7 @@ class SessionScreen(KlipuiScreen):
         self.klipui.resume_discovery()
         self.query_one("#session-loading").display = False
         self.query_one("#session-info", Static).update(Text(f"⚠ {clean_line(message)}"))
-        self.notify(message, severity="error", timeout=10)
+        self.notify(message, severity="error", timeout=10, markup=False)
 
     def _loaded(self, session: Session, marks: dict[int, str], partial: bool = False) -> None:
         if not self.is_attached:
@@ -257,7 +259,7 @@ class SessionScreen(KlipuiScreen):
         if session.problems:
             first = session.problems[0]
             more = f" (and {len(session.problems) - 1} more)" if len(session.problems) > 1 else ""
-            self.notify(f"{first}{more}", severity="warning", timeout=8)
+            self.notify(f"{first}{more}", severity="warning", timeout=8, markup=False)
 
     def _update_info(self) -> None:
         session = self.session

@@ -19,6 +19,7 @@ from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line, display_title
 from klipui.session.model import SessionInfo
 from klipui.widgets.format import human_count, human_size, one_line, relative_time
+from klipui.widgets.plain_input import PlainInput
 
 if TYPE_CHECKING:
     from klipui.app import Sources
@@ -181,7 +182,7 @@ class SessionsScreen(KlipuiScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="filter: title, project, first prompt", id="session-filter")
+        yield PlainInput(placeholder="filter: title, project, first prompt", id="session-filter")
         table = SessionTable(id="session-table", cursor_type="row", zebra_stripes=True)
         yield table
         with Horizontal(id="session-status"):
@@ -280,7 +281,9 @@ class SessionsScreen(KlipuiScreen):
         for item, depth in rows:
             if isinstance(item, str):
                 key = f"group:{item}"
-                new_rows.append([Text(item, style="bold"), "", "", "", "", "", ""])
+                new_rows.append(
+                    [Text(clean_line(item), style="bold"), *[Text("") for _ in range(6)]]
+                )
             else:
                 key = str(item.path)
                 new_rows.append(self._cells(item, depth, now))
@@ -308,8 +311,8 @@ class SessionsScreen(KlipuiScreen):
             title = Text.assemble(
                 indent + branch,
                 ("⚠ ", "bold red"),
-                (info.path.name, "red"),
-                (f"  {short_problem(info)}", "dim red"),
+                (clean_line(info.path.name), "red"),
+                (f"  {clean_line(short_problem(info))}", "dim red"),
             )
             title.truncate(self.title_room + len(indent + branch) + 2, overflow="ellipsis")
         else:
@@ -319,18 +322,18 @@ class SessionsScreen(KlipuiScreen):
         if info.format is None:
             return [
                 title,
-                "—",
-                "",
-                relative_time(info.updated, now),
-                "—",
-                "—",
+                Text("—"),
+                Text(""),
+                Text(relative_time(info.updated, now)),
+                Text("—"),
+                Text("—"),
                 Text(human_size(info.bytes), justify="right"),
             ]
         return [
             title,
-            (info.format or "?") if self.narrow else info.agent,
-            one_line(clean_line(info.project or ""), 10 if self.narrow else 24),
-            relative_time(info.updated, now),
+            Text(clean_line((info.format or "?") if self.narrow else (info.agent or ""))),
+            Text(one_line(clean_line(info.project or ""), 10 if self.narrow else 24)),
+            Text(relative_time(info.updated, now)),
             Text(human_count(info.turns, exact), justify="right"),
             Text(human_count(info.tokens, exact), justify="right"),
             Text(human_size(info.bytes), justify="right"),
@@ -385,7 +388,9 @@ class SessionsScreen(KlipuiScreen):
         info = self.infos.get(key)
         if info is not None and info.format is None:
             self.notify(
-                f"{info.path.name}: {info.problem or 'not a session file'}", severity="error"
+                f"{info.path.name}: {info.problem or 'not a session file'}",
+                severity="error",
+                markup=False,
             )
             return
         self.klipui.open_session(Path(key))

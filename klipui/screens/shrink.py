@@ -14,14 +14,9 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static
 
 from klipui.screens.base import KlipuiScreen
+from klipui.session.display import clean_line
 from klipui.session.model import Event, Session
-from klipui.session.spilled import (
-    DryRunSpill,
-    Original,
-    find_reference,
-    load_original,
-    spill_store_loader,
-)
+from klipui.session.spilled import DryRunSpill, Original, find_reference, load_original
 from klipui.shrink import BUILTIN_ORDER, Budget, Hint, Shrunk, shrink
 from klipui.shrink.hints import hint_for
 from klipui.widgets.event_doc import Block
@@ -151,11 +146,11 @@ class ShrinkScreen(KlipuiScreen):
         self.line_map: LineMap | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="shrink-head")
+        yield Static("", id="shrink-head", markup=False)
         with Horizontal(id="shrink-panes"):
             yield LineView(id="shrink-left")
             yield LineView(id="shrink-right")
-        yield Static("", id="shrink-arithmetic")
+        yield Static("", id="shrink-arithmetic", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -183,12 +178,12 @@ class ShrinkScreen(KlipuiScreen):
             )
             self.app.call_from_thread(self._set_original, preview, note)
             return
-        loaded: Original = load_original(ref, spill_store_loader())
+        loaded: Original = load_original(ref, session_path=self.session.path)
         if loaded.text is None:
-            note = f"original: {ref.kind} reference {ref.reference} — {loaded.problem}"
+            note = f"original: {loaded.describe()}"
             self.app.call_from_thread(self._set_original, preview, note, True)
             return
-        note = f"original: spilled {ref.kind} file {ref.reference} ({human_size(len(loaded.text))})"
+        note = f"original: spilled {loaded.describe()} ({human_size(len(loaded.text))})"
         self.app.call_from_thread(self._set_original, loaded.text, note)
 
     def _set_original(self, text: str, note: str, missing: bool = False) -> None:
@@ -248,23 +243,27 @@ class ShrinkScreen(KlipuiScreen):
         state = self.state
         budget = state.budget
         reducer = state.reducer or "auto"
-        tool = self.hint.tool or "tool"
-        lines = [
-            f"[b]{tool}[/b] result · reducer [b]{reducer}[/b] · budget "
-            f"{budget.max_chars:,} chars / {budget.max_lines:,} lines · "
-            f"line cap {'on' if state.line_cap else 'off'}"
-        ]
+        tool = clean_line(self.hint.tool or "tool")
+        head = Text.assemble(
+            (tool, "bold"),
+            " result · reducer ",
+            (reducer, "bold"),
+            f" · budget {budget.max_chars:,} chars / {budget.max_lines:,} lines · "
+            f"line cap {'on' if state.line_cap else 'off'}",
+        )
         result = state.shrunk
         if status:
-            lines.append(status)
+            head.append(f"\n{status}")
         elif state.error:
-            lines.append(f"[red]shrink failed: {state.error}[/red]")
+            head.append(f"\nshrink failed: {clean_line(state.error)}", "red")
         elif result is not None:
             stats = result.stats
-            lines.append(
-                f"strategy [b]{result.strategy}[/b] · {stats.input_chars:,} chars / "
-                f"{stats.input_lines:,} lines → {stats.output_chars:,} / {stats.output_lines:,}"
-                f" · locator {result.locator or '—'}"
+            head.append("\nstrategy ")
+            head.append(result.strategy, "bold")
+            head.append(
+                f" · {stats.input_chars:,} chars / {stats.input_lines:,} lines → "
+                f"{stats.output_chars:,} / {stats.output_lines:,}"
+                f" · locator {clean_line(result.locator or '—')}"
                 + (
                     " (what the hook would save; this preview saves nothing)"
                     if result.locator
@@ -272,11 +271,12 @@ class ShrinkScreen(KlipuiScreen):
                 )
             )
             if result.note:
-                lines.append(f"note: {result.note}")
+                head.append(f"\nnote: {clean_line(result.note)}")
         if state.origin_note:
-            style = "red" if self.original_missing else "dim"
-            lines.append(f"[{style}]{_escape(state.origin_note)}[/{style}]")
-        self.query_one("#shrink-head", Static).update("\n".join(lines))
+            head.append(
+                f"\n{clean_line(state.origin_note)}", "red" if self.original_missing else "dim"
+            )
+        self.query_one("#shrink-head", Static).update(head)
 
     def _render_arithmetic(self) -> None:
         box = self.query_one("#shrink-arithmetic", Static)
@@ -363,7 +363,3 @@ class ShrinkScreen(KlipuiScreen):
     @property
     def original_lines(self) -> int:
         return len(split_lines(self.state.original))
-
-
-def _escape(text: str) -> str:
-    return text.replace("[", r"\[")

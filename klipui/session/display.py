@@ -15,13 +15,16 @@ from klipui.session.model import SessionInfo
 _ESCAPE = re.compile(
     r"\x1b(?:"
     r"\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves and visibility, erase
-    r"|\][^\x07\x1b]*(?:\x07|\x1b\\|$)"  # OSC: window title, hyperlinks, clipboard
-    r"|[PX^_][^\x1b]*(?:\x1b\\|$)"  # DCS, SOS, PM, APC strings
+    r"|\][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"  # OSC: title, hyperlinks, clipboard (52)
+    r"|[PX^_][^\x1b\x9c\n]*(?:\x1b\\|\x9c)?"  # DCS, SOS, PM, APC strings
     r"|[ -/]*[0-~]"  # nF / Fp / Fe / Fs sequences (charset selection, keypad mode, RIS)
     r")?"
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
-    r"|\x9d[^\x07\x9c]*[\x07\x9c]?"  # 8-bit OSC
+    r"|\x9d[^\x07\x1b\x9c\n]*[\x07\x9c]?"  # 8-bit OSC
 )
+"""Each sequence whole, with its payload; a string sequence (OSC, DCS, …) ends at its
+terminator (BEL, ESC \\ or the 8-bit ST), or unterminated at the end of its line, so that a cut
+or broken sequence never hides the lines after it."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 """C0 controls but tab, LF and CR (handled apart), DEL, and the C1 controls."""
 _ANY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -37,10 +40,12 @@ def clean_text(text: str) -> str:
 
 
 def clean_line(line: str) -> str:
-    """One line made safe to show, kept one line (CR dropped, LF turned into a space)."""
-    if not _ANY.search(line) and "\n" not in line:
+    """One line made safe to show, kept one line (CR dropped, LF and tab turned into a space:
+    a tab in a label would move the terminal's cursor to a tab stop)."""
+    if not _ANY.search(line) and "\n" not in line and "\t" not in line:
         return line
-    return _CONTROL.sub("", _ESCAPE.sub("", line).replace("\r", "").replace("\n", " "))
+    line = _ESCAPE.sub("", line).replace("\r", "").replace("\n", " ").replace("\t", " ")
+    return _CONTROL.sub("", line)
 
 
 def display_title(info: SessionInfo) -> str:

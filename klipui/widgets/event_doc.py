@@ -24,7 +24,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from klipui.session.blocks import blocks_text, message_content
-from klipui.session.display import clean_text
+from klipui.session.display import clean_line, clean_text
 from klipui.session.model import Event, Session
 from klipui.shrink import BUILTIN_ORDER, Hint
 from klipui.shrink.hints import hint_for
@@ -198,9 +198,17 @@ def _arguments(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
             return json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return raw
     return raw
+
+
+def _json_text(value: Any, indent: int | None = 2) -> str:
+    """`value` as indented JSON, cleaned for the screen (JSON escapes C0 controls, not C1)."""
+    try:
+        return clean_text(json.dumps(value, indent=indent, ensure_ascii=False, default=str))
+    except (ValueError, RecursionError):
+        return "(nested too deeply to show)"
 
 
 def _syntax(code: str, lexer: str) -> Syntax:
@@ -238,7 +246,8 @@ def edit_diff(args: dict[str, Any]) -> str | None:
 
 
 def call_body(name: str, arguments: Any, console: Console) -> Body:
-    """A tool call's arguments: a shell command as shell, an edit as a diff, else JSON."""
+    """A tool call's arguments: a shell command as shell, an edit as a diff, else JSON; every
+    string from the session cleaned of control and escape sequences."""
     args = _arguments(arguments)
     if isinstance(args, str):
         args = clean_text(args)
@@ -248,20 +257,21 @@ def call_body(name: str, arguments: Any, console: Console) -> Body:
             command = " ".join(str(c) for c in command)
         if isinstance(command, str) and len(command) < RICH_LIMIT:
             extra = {k: v for k, v in args.items() if k not in ("command", "cmd")}
-            code = command + (f"\n# {json.dumps(extra, ensure_ascii=False)}" if extra else "")
+            code = clean_text(command) + (f"\n# {_json_text(extra, None)}" if extra else "")
             return RichBody(_syntax(code, "bash"), console)
         diff = edit_diff(args)
         if diff is not None:
+            diff = clean_text(diff)
             if len(diff) < RICH_LIMIT:
                 return RichBody(_syntax(diff or "(no change)", "diff"), console)
             return TextBody(diff, console, shape="diff")
         for key in ("patch", "input", "diff"):
             value = args.get(key)
             if isinstance(value, str) and ("*** Begin Patch" in value or "\n@@" in value):
-                return TextBody(value, console, shape="diff")
-        text = json.dumps(args, indent=2, ensure_ascii=False)
+                return TextBody(clean_text(value), console, shape="diff")
+        text = _json_text(args)
     else:
-        text = str(args)
+        text = clean_text(str(args))
         if "*** Begin Patch" in text:
             return TextBody(text, console, shape="diff")
     if len(text) < RICH_LIMIT:
@@ -338,7 +348,7 @@ def _event_blocks(
     elif kind == "assistant/message":
         content = message_content(event)
         model = ((event.data.get("message") or {}).get("source") or {}).get("model")
-        label = f"▍ Assistant · {model}" if model else "▍ Assistant"
+        label = f"▍ Assistant · {clean_line(str(model))}" if model else "▍ Assistant"
         for block in content if isinstance(content, list) else [content]:
             if isinstance(block, str):
                 block = {"type": "text", "text": block}
@@ -372,8 +382,8 @@ def _event_blocks(
         call_id = str(event.data.get("callId") or "")
         header = Text.assemble(
             ("⚙ ", styles["call"]),
-            (name, styles["call"] + Style(bold=True)),
-            (f"  {call_id}", styles["meta"]),
+            (clean_line(name), styles["call"] + Style(bold=True)),
+            (f"  {clean_line(call_id)}", styles["meta"]),
         )
         out.append(
             Block(
@@ -401,7 +411,7 @@ def _event_blocks(
             header = Text.assemble(
                 ("✗ error " if error else "↳ result ", style + Style(bold=True)),
                 (f"{size} · {lines:,} line{'' if lines == 1 else 's'} · {shape}", styles["meta"]),
-                (f"  {result.get('toolCallId') or ''}", styles["meta"]),
+                (f"  {clean_line(str(result.get('toolCallId') or ''))}", styles["meta"]),
             )
             out.append(
                 Block(
@@ -424,16 +434,17 @@ def _event_blocks(
             )
         )
     elif kind == "session/title":
-        out.append(Block("title", index, Text(f"title: {event.data.get('title')}", styles["meta"])))
+        title = clean_line(str(event.data.get("title")))
+        out.append(Block("title", index, Text(f"title: {title}", styles["meta"])))
     elif kind.endswith("/branch"):
         out.append(_branch_block(event, index, console, styles))
     elif show_all and kind not in HIDDEN_TYPES:
-        raw = json.dumps(event.data, ensure_ascii=False, indent=1, default=str)
+        raw = _json_text(event.data, indent=1)
         out.append(
             Block(
                 "meta",
                 index,
-                Text(f"· {kind} #{event.seq}", styles["meta"]),
+                Text(f"· {clean_line(kind)} #{event.seq}", styles["meta"]),
                 TextBody(raw, console, styles["meta"], "json"),
                 collapsed=True,
             )
@@ -444,7 +455,7 @@ def _branch_block(event: Event, index: int, console: Console, styles: dict[str, 
     """A line of a rewound (abandoned) branch: kept in the file, not in the conversation."""
     record = event.data if isinstance(event.data, dict) else {}
     message = record.get("message") if isinstance(record.get("message"), dict) else {}
-    role = str(message.get("role") or record.get("type") or "record")
+    role = clean_line(str(message.get("role") or record.get("type") or "record"))
     text = clean_text(blocks_text(message.get("content"), tool_calls=False))
     header = Text(f"⎇ rewound branch · {role}", styles["thinking"])
     body = TextBody(text, console, styles["thinking"]) if text else None
@@ -454,8 +465,9 @@ def _branch_block(event: Event, index: int, console: Console, styles: dict[str, 
 def _images(content: Any, index: int, styles: dict[str, Style], out: list[Block]) -> None:
     for block in content if isinstance(content, list) else []:
         if isinstance(block, dict) and block.get("type") == "image":
-            media = block.get("mediaType") or "image"
+            media = clean_line(str(block.get("mediaType") or "image"))
             size = block.get("size")
+            size = size if isinstance(size, int) and not isinstance(size, bool) else None
             label = f"▣ image · {media}" + (f" · {human_size(size)}" if size else "")
             out.append(Block("image", index, Text(label, styles["image"])))
 

@@ -13,6 +13,8 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from klipui.klip import KInterval, KIntervalError, parse_interval
+from klipui.session.display import clean_line
+from klipui.widgets.plain_input import PlainInput
 
 
 class IntervalBar(Vertical):
@@ -51,7 +53,7 @@ class IntervalBar(Vertical):
         self.warnings: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="turns, e.g. 1..3, 7 or .., not -1", id="interval-input")
+        yield PlainInput(placeholder="turns, e.g. 1..3, 7 or .., not -1", id="interval-input")
         yield Static("", id="interval-error")
         yield Static("", id="interval-warnings")
         yield Static("", id="interval-summary")
@@ -89,7 +91,7 @@ class IntervalBar(Vertical):
             self.warnings = []
             self.input.add_class("-invalid")
             caret = " " * (self.caret_offset + error.column - 1) + "^"
-            error_box.update(Text(f"{caret}\n{error.message}"))
+            error_box.update(Text(f"{caret}\n{clean_line(error.message)}"))
             warn_box.update("")
             summary.update("")
             return
@@ -97,7 +99,7 @@ class IntervalBar(Vertical):
         self.input.remove_class("-invalid")
         error_box.update("")
         self.warnings = interval.warnings(self.turn_count) if text.strip() else []
-        warn_box.update(Text("\n".join(f"⚠ {w}" for w in self.warnings)))
+        warn_box.update(Text("\n".join(f"⚠ {clean_line(w)}" for w in self.warnings)))
         turns = interval.turns(self.turn_count)
         summary.update(Text(f"{len(turns)} of {self.turn_count} turns · canonical: {interval}"))
         if announce:

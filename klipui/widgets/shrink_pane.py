@@ -13,6 +13,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from klipui.session.display import clean_line
 from klipui.shrink import Shrunk, Span
 
 
@@ -66,6 +67,12 @@ class LineMap:
         return "summary" if out.kind == "summary" else "dropped"
 
 
+def _shown(line: str, width: int) -> str:
+    """A line of a tool output as a row shows it: the part that can fit, without control or
+    escape sequences (a long line is cut with room for the sequences removed)."""
+    return clean_line(line[: max(4 * width, width + 512)].expandtabs(4))
+
+
 def _gutter_width(count: int) -> int:
     return max(4, len(str(count)))
 
@@ -95,7 +102,8 @@ class ShrunkSource:
         else:
             gutter, style = "…".rjust(self.digits), self.styles["marker"]
         text = Text.assemble(
-            (gutter + "│", self.styles["gutter"]), (self.lines[row].expandtabs(4), style)
+            (gutter + "│", self.styles["gutter"]),
+            (_shown(self.lines[row], width), style),
         )
         text.no_wrap = True
         text.end = ""
@@ -122,7 +130,7 @@ class OriginalSource:
         state = self.line_map.state(row) if self.line_map is not None else "kept"
         mark = {"kept": "▌", "capped": "▐", "summary": "Σ"}.get(state, " ")
         style = self.styles["dropped"] if state == "dropped" else self.styles[state]
-        line = self.lines[row].expandtabs(4)
+        line = _shown(self.lines[row], width)
         text = Text.assemble(
             (f"{row + 1:>{self.digits}}", self.styles["gutter"]),
             (mark, self.styles["mark-" + state]),
@@ -150,7 +158,8 @@ def marker_arithmetic(original: str, shrunk: Shrunk) -> list[str]:
         shown = out_lines[index] if index < len(out_lines) else ""
         rows.append(
             f"out {index + 1:>5} {label}: input lines {span.start + 1:,}–{span.end:,} = "
-            f"{_plural(len(chunk), 'line')}, {_plural(chars, 'character')}  ⟵ {shown.strip()[:70]}"
+            f"{_plural(len(chunk), 'line')}, {_plural(chars, 'character')}  "
+            f"⟵ {clean_line(shown[:400]).strip()[:70]}"
         )
     total = shrunk.stats
     rows.append(

@@ -6,6 +6,8 @@ image blocks, and the exact bytes of the records a raised session writes back.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -36,13 +38,68 @@ def iso_ms(value: Any, cache: dict[str, int | None] | None = None) -> int | None
 
 
 def json_text(value: Any) -> str:
-    """`value` as compact JSON text (a string is returned unchanged)."""
+    """`value` as compact JSON text (a string is returned unchanged); see `dumps_json`. A value
+    nested too deeply to write becomes a JSON string saying so."""
     if isinstance(value, str):
         return value
     try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return str(value)
+        return dumps_json(value).decode("utf-8", "replace")
+    except ValueError:
+        return json.dumps("(nested too deeply to write as JSON)")
+
+
+def dumps_json(value: Any, indent: bool = False) -> bytes:
+    """`value` as JSON: orjson, else (integers beyond 64 bits, nesting orjson refuses) the
+    standard library, which writes big integers digit for digit, never a Python repr. NaN and
+    the infinities, which JSON cannot hold, become null (as orjson writes them). Raises
+    ValueError when the value is nested too deeply even for the standard library."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else None)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        pass
+    plain = without_non_finite(value)
+    for spaces in (2, None) if indent else (None,):  # unindented is the C encoder: deeper
+        try:
+            text = json.dumps(
+                plain,
+                indent=spaces,
+                separators=None if spaces else (",", ":"),
+                ensure_ascii=False,
+                allow_nan=False,
+                default=str,
+            )
+        except RecursionError:
+            continue
+        return text.encode("utf-8", "replace")
+    raise ValueError("nested too deeply to write as JSON")
+
+
+def without_non_finite(value: Any) -> Any:
+    """A copy of a JSON value with NaN and the infinities as None (iterative: any depth)."""
+
+    def plain(item: Any) -> Any:
+        if isinstance(item, float) and not math.isfinite(item):
+            return None
+        if isinstance(item, dict):
+            return {}
+        if isinstance(item, list | tuple):
+            return []
+        return item
+
+    root = plain(value)
+    stack = [(value, root)] if isinstance(root, dict | list) else []
+    while stack:
+        source, target = stack.pop()
+        pairs = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in pairs:
+            copy = plain(item)
+            if isinstance(copy, dict | list):
+                stack.append((item, copy))
+            if isinstance(target, dict):
+                target[key] = copy
+            else:
+                target.append(copy)
+    return root
 
 
 def base64_size(data: Any) -> int:
