@@ -6,12 +6,13 @@ import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts
 from klipui.session.formats import detect_format
 from klipui.session.jsonl import paused_gc, read_head, read_jsonl
-from klipui.session.model import Event, Session, SessionInfo
+from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 
 
 class SessionError(Exception):
@@ -53,11 +54,74 @@ def _open(path: Path) -> Session:
     module = detect_format([record.value for record in loaded.records[:64]])
     if module is None:
         raise SessionError(f"{path}: not a recognised session format")
-    session = module.lower(path, loaded.records, loaded.problems)
+    session = lower_tolerant(module, path, loaded.records, loaded.problems)
     session.raw = loaded.data
     session.compression = loaded.compression
     session.source_stat = (stat.st_size, stat.st_mtime_ns)
     return session
+
+
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError)
+"""What lowering raises on a record whose fields have types or shapes it does not expect."""
+MAX_SKIPPED = 50
+"""Records of unexpected shapes skipped before a file is given up as not a session."""
+
+
+def lower_tolerant(
+    module: ModuleType, path: Path, records: list[Record], problems: list[Problem]
+) -> Session:
+    """`module.lower`, skipping each record it cannot lower (a Problem naming its line).
+
+    When lowering fails, the record that makes it fail is found by bisecting on prefixes of
+    the records (the shortest prefix whose lowering fails ends with it), reported and left out;
+    that repeats until the rest lowers (SessionError after `MAX_SKIPPED` such records).
+    """
+    try:
+        return module.lower(path, records, list(problems))
+    except SHAPE_ERRORS:
+        pass
+    kept = list(records)
+    skipped: list[Problem] = []
+    while True:
+        found = _first_failure(module, path, kept)
+        if found is None:
+            break
+        index, error = found
+        record = kept.pop(index)
+        name = type(error).__name__
+        reason = f"a record of a shape klipui cannot read ({name}: {str(error)[:80]}); skipped"
+        skipped.append(Problem(str(path), record.line, reason))
+        if len(skipped) >= MAX_SKIPPED:
+            raise SessionError(f"{path}: too many records of shapes klipui cannot read")
+    merged = sorted([*problems, *skipped], key=lambda problem: problem.line)
+    return module.lower(path, kept, merged)
+
+
+def _first_failure(
+    module: ModuleType, path: Path, records: list[Record]
+) -> tuple[int, Exception] | None:
+    """The index of the record whose addition first makes lowering fail, and the error; None
+    when all of `records` lowers."""
+
+    def failure(count: int) -> Exception | None:
+        try:
+            module.lower(path, records[:count], [])
+        except SHAPE_ERRORS as error:
+            return error
+        return None
+
+    error = failure(len(records))
+    if error is None:
+        return None
+    low, high = 0, len(records)  # lowering the first `high` records fails
+    while high - low > 1:
+        middle = (low + high) // 2
+        found = failure(middle)
+        if found is None:
+            low = middle
+        else:
+            high, error = middle, found
+    return high - 1, error
 
 
 def read_info(path: Path | str) -> SessionInfo:
@@ -74,7 +138,10 @@ def read_info(path: Path | str) -> SessionInfo:
     module = detect_format(head.values)
     if module is None:
         return _unknown(path, stat.st_size, stat.st_mtime)
-    info = module.info(path, head.values)
+    try:
+        info = module.info(path, head.values)
+    except SHAPE_ERRORS:
+        return exact_info(path)  # a head of unexpected shapes: the full read decides
     info.bytes = stat.st_size
     info.updated = stat.st_mtime  # the head's records are the oldest; the mtime is fresher
     info.exact = False
@@ -95,7 +162,7 @@ def exact_info(path: Path | str) -> SessionInfo:
     if scan is not None:
         try:
             return scan(path)
-        except (ValueError, OSError):
+        except (OSError, *SHAPE_ERRORS):
             pass  # an odd shape: the full read below decides
     try:
         session = open_session(path)

@@ -68,6 +68,9 @@ def detect_format(values: Sequence[Any]) -> ModuleType | None:
     if not head:
         return None
     for module in adapters():
-        if module.sniff(head):
-            return module
+        try:
+            if module.sniff(head):
+                return module
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError):
+            continue  # fields of unexpected types: not this format
     return None

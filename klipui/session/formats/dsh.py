@@ -65,11 +65,22 @@ def sniff(values: Sequence[Any]) -> bool:
 
 
 def expand_row(value: dict[str, Any], origin: int | None = None) -> list[Event]:
-    """The `assistant/chunk` member events of a packed row."""
-    data = value.get("data") or {}
+    """The `assistant/chunk` member events of a packed row (ValueError for a row of another
+    shape: `data` not an object, `seq0` not an integer, deltas or steps not arrays)."""
+    data = value.get("data")
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ValueError("`data` is not an object")
     kind = CHUNK_ROWS[value["type"]]
     seq0 = value["seq0"]
+    if not isinstance(seq0, int) or isinstance(seq0, bool):
+        raise ValueError("`seq0` is not an integer")
     time0 = value.get("time0")
+    if time0 is not None and not isinstance(time0, int | float):
+        time0 = None
+    for key in ("args", "texts", "dt"):
+        if data.get(key) is not None and not isinstance(data[key], list):
+            raise ValueError(f"`data.{key}` is not an array")
     turn, step, index = data.get("turn"), data.get("step"), data.get("index")
     if kind == "tool-call-delta":
         deltas = data.get("args") or ()
@@ -121,7 +132,7 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
         if kind in CHUNK_ROWS and "seq0" in value:
             try:
                 events.extend(expand_row(value, index))
-            except (TypeError, KeyError) as error:
+            except (TypeError, KeyError, ValueError) as error:
                 problems.append(Problem(spath, record.line, f"bad {kind} row: {error}"))
             continue
         if not isinstance(kind, str) or not isinstance(value.get("seq"), int):
@@ -195,8 +206,9 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
             continue
         kind = value.get("type")
         if kind in CHUNK_ROWS:
-            data = value.get("data") or {}
-            events += len(data.get("texts") or data.get("args") or ())
+            data = value.get("data")
+            deltas = data.get("texts") or data.get("args") if isinstance(data, dict) else None
+            events += len(deltas) if isinstance(deltas, list) else 0
             continue
         events += 1
         if isinstance(value.get("time"), int):
