@@ -48,6 +48,8 @@ HEAD_BYTES = 256 * 1024
 HEAD_LINES = 400
 MAX_DECOMPRESSED = 1 << 30
 """Decompressed bytes of a zstd file beyond which the content is cut (and the cut reported)."""
+MAX_DEPTH = 254
+"""Containers a record may nest (orjson writes no deeper): a deeper line is a Problem."""
 _BLOCK = 8 << 20
 """Bytes of a plain file read at a time (a block then extends to the next newline)."""
 _ZSTD_OUT = 1 << 20
@@ -368,10 +370,28 @@ def parse_lines(
             elif "type" in value and type(value["type"]) is not str:
                 reason = f"its `type` is not a string ({_kind_name(value['type'])})"
                 problems.append(Problem(path, first + number, reason))
+            elif stop - pos > 2 * MAX_DEPTH and _deeper_than(data, pos, stop, value):
+                reason = f"nested more than {MAX_DEPTH} levels deep (it could not be written back)"
+                problems.append(Problem(path, first + number, reason))
             else:
                 records.append(Record(first + number, offset + pos, stop - pos, value))
             pos = end + 1
     return records, problems, number, min(pos, size)
+
+
+def _deeper_than(data: bytes | bytearray, start: int, stop: int, value: Any) -> bool:
+    """True when `value` (decoded from `data[start:stop]`) nests more than `MAX_DEPTH`
+    containers; the decoded value is walked only when the line holds enough brackets."""
+    if data.count(b"[", start, stop) + data.count(b"{", start, stop) <= MAX_DEPTH:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def _slow_line(

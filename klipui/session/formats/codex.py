@@ -192,7 +192,8 @@ class _Lowerer:
             if (
                 value.get("type") == "response_item"
                 and isinstance(payload, dict)
-                and payload.get("type") in _OUTPUTS
+                and isinstance(payload.get("type"), str)
+                and payload["type"] in _OUTPUTS
                 and isinstance(payload.get("call_id"), str)
             ):
                 self.output_line.setdefault(payload["call_id"], index)
@@ -243,7 +244,7 @@ class _Lowerer:
     def item(
         self, index: int, value: dict[str, Any], payload: dict[str, Any], time: int | None
     ) -> None:
-        sub = payload.get("type")
+        sub = payload.get("type") if isinstance(payload.get("type"), str) else None
         role = payload.get("role")
         if sub == "message" and role != "assistant":
             self.user_message(index, payload, time)
