@@ -27,8 +27,11 @@ FREEZE_AT = 200_000
 """Records plus events from which a loaded session is moved out of the cyclic GC's reach."""
 
 
-def open_session(path: Path | str) -> Session:
+def open_session(path: Path | str, *, subagents: bool = True) -> Session:
     """Read, sniff and lower the session file at `path` (SessionError when it is not one).
+
+    `subagents`: look for the files of its sub-agents (`Session.subagents`); figures for a
+    listing do without, so that a listing never lists a folder once per session.
 
     A big session (`FREEZE_AT` records plus events or more) is handed to `gc.freeze()`: its
     objects hold no reference cycles, so refcounting still frees them when the session is
@@ -36,13 +39,13 @@ def open_session(path: Path | str) -> Session:
     1,000,000-event session took 4.9 s, a stall of the whole process, each time it ran).
     """
     with paused_gc():
-        session = _open(Path(path))
+        session = _open(Path(path), subagents)
     if len(session.records) + len(session.events) >= FREEZE_AT:
         gc.freeze()
     return session
 
 
-def _open(path: Path) -> Session:
+def _open(path: Path, subagents: bool) -> Session:
     try:
         stat = path.stat()
         loaded = read_jsonl(path)
@@ -58,6 +61,9 @@ def _open(path: Path) -> Session:
     session.raw = loaded.data
     session.compression = loaded.compression
     session.source_stat = (stat.st_size, stat.st_mtime_ns)
+    find = getattr(module, "subagents", None)
+    if subagents and find is not None:
+        session.subagents = find(session)
     return session
 
 
@@ -165,7 +171,7 @@ def exact_info(path: Path | str) -> SessionInfo:
         except (OSError, *SHAPE_ERRORS):
             pass  # an odd shape: the full read below decides
     try:
-        session = open_session(path)
+        session = open_session(path, subagents=False)
     except SessionUnreadable as error:
         return SessionInfo(path=path, format=None, problem=str(error).removeprefix(f"{path}: "))
     except SessionError as error:
