@@ -28,6 +28,7 @@ from klipui.session.files import kind_of
 from klipui.session.load import exact_info, read_info
 from klipui.session.model import SessionInfo
 
+_INFO_FIELDS = dataclasses.fields(SessionInfo)
 SESSION_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
 CACHE_VERSION = 1
 _SAVE_EVERY = 2.0
@@ -87,14 +88,14 @@ def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
             matches = [Path(m) for m in sorted(glob.glob(os.path.expanduser(text), recursive=True))]
         else:
             path = Path(os.path.expanduser(text))
-            if not path.exists() and not path.is_symlink():
+            if not path.exists():
                 raise FileNotFoundError(f"{text}: no such file or folder")
             matches = [path]
         for match in matches:
             if match.is_dir():
                 for path in _walk(match):
                     found[path] = None
-            elif match.exists() or match.is_symlink():
+            elif match.exists():
                 found[match] = None
     return list(found)
 
@@ -192,8 +193,8 @@ class InfoCache:
         """Remember an exact info for the file as it was at `stat`."""
         if not self._loaded:
             self._load()
-        fields = dataclasses.asdict(info)
-        fields.pop("path")
+        # Every field is a scalar: a shallow copy is what `dataclasses.asdict` would give.
+        fields = {f.name: getattr(info, f.name) for f in _INFO_FIELDS if f.name != "path"}
         self._entries[str(info.path.absolute())] = {
             "size": stat.st_size,
             "mtime": stat.st_mtime_ns,

@@ -11,7 +11,7 @@ from types import ModuleType
 from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts
 from klipui.session.formats import detect_format
-from klipui.session.jsonl import paused_gc, read_head, read_jsonl
+from klipui.session.jsonl import Head, paused_gc, read_head, read_jsonl
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 
 
@@ -140,7 +140,7 @@ def read_info(path: Path | str) -> SessionInfo:
         return SessionInfo(path=path, format=None, problem=error.strerror or str(error))
     if head.complete or not head.lines:
         # The whole file was read, or its first line is longer than the head: read it all.
-        return exact_info(path)
+        return _exact(path, stat, head)
     module = detect_format(head.values)
     if module is None:
         return _unknown(path, stat.st_size, stat.st_mtime)
@@ -163,6 +163,11 @@ def exact_info(path: Path | str) -> SessionInfo:
         head = read_head(path)
     except OSError as error:
         return SessionInfo(path=path, format=None, problem=error.strerror or str(error))
+    return _exact(path, stat, head)
+
+
+def _exact(path: Path, stat: os.stat_result, head: Head) -> SessionInfo:
+    """`exact_info` once the file's stat and head are read."""
     module = detect_format(head.values)
     scan = getattr(module, "scan_info", None)
     if scan is not None:
