@@ -60,3 +60,20 @@ def open_regular(path: Path | str) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+class TooLarge(OSError):
+    """An input longer than a reader's cap (a device such as `/dev/zero` never ends)."""
+
+
+def read_capped(handle: BinaryIO, cap: int, name: str) -> bytes:
+    """All of `handle`, or `TooLarge` (its `strerror` one line) once more than `cap` bytes came."""
+    parts: list[bytes] = []
+    size = 0
+    while chunk := handle.read(min(1 << 20, cap + 1 - size)):
+        parts.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            reason = f"more than {cap:,} bytes: too large to read (an endless device?)"
+            raise TooLarge(0, reason, name)
+    return b"".join(parts)
