@@ -12,6 +12,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+RECORDS_CHECKED = 256
+"""Records (spread over the file) checked to be still in place before the file is reread."""
+
+
+class SourceChanged(ValueError):
+    """The session's file changed since it was read (not only appended to): open it again."""
+
+
+def _records_in_place(data: bytes, records: list[Record]) -> bool:
+    """True when a sample of `records` (the first, the last, and others spread between) still
+    decodes, at its offset in `data`, to the value read before."""
+    from klipui.session.jsonl import decode_line
+
+    if not records:
+        return True
+    step = max(1, len(records) // RECORDS_CHECKED)
+    sample = [*records[::step], records[-1]]
+    for record in sample:
+        raw = data[record.offset : record.offset + record.length]
+        end = data[record.offset + record.length : record.offset + record.length + 1]
+        try:
+            if end not in (b"", b"\n", b"\r") or decode_line(raw) != record.value:
+                return False
+        except ValueError:
+            return False
+    return True
+
 
 @dataclass(slots=True, frozen=True)
 class Problem:
@@ -152,14 +179,22 @@ class Session:
         return orjson.dumps(record.value)
 
     def _reread(self) -> bytes:
+        """The file's first `source_stat` bytes, once more (`SourceChanged` when the file is no
+        longer what was read: shorter, rewritten in place, or rewritten longer rather than
+        appended to, which a sample of records no longer found at their offsets shows)."""
         import os
 
-        with open(self.path, "rb") as handle:
+        from klipui.session.files import open_regular
+
+        with open_regular(self.path) as handle:
             stat = os.fstat(handle.fileno())
             size, mtime = self.source_stat or (0, 0)
             if stat.st_size < size or (stat.st_size == size and stat.st_mtime_ns != mtime):
-                raise ValueError(f"{self.path}: changed since it was read; open it again")
-            return handle.read(size)
+                raise SourceChanged(f"{self.path}: changed since read; open it again")
+            data = handle.read(size)
+        if len(data) < size or not _records_in_place(data, self.records):
+            raise SourceChanged(f"{self.path}: changed since read; open it again")
+        return data
 
     @property
     def header_events(self) -> list[Event]:
