@@ -91,3 +91,13 @@ def test_shrink_of_endless_stdin_is_one_line(
     assert "stdin: more than 1,000 bytes" in capsys.readouterr().err
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"y\n" * 500)))
     assert main(["shrink", "--no-spill"]) == 0
+
+
+def test_utf16_le_without_a_byte_order_mark_is_shrunk_as_text(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    data = "UTF-16 text is not UTF-8\n".encode("utf-16-le") * 200
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["shrink", "--no-spill", "--max-lines", "20"]) == 0
+    out = capsysbinary.readouterr().out.decode("utf-8")
+    assert out.startswith("UTF-16 text is not UTF-8\n") and out.count("\n") <= 20
