@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from klipui.klip.child import ClipError, plan_child
 from klipui.session import SessionError, open_session
 from klipui.session.formats import SNIFF_VALUES
-from klipui.session.load import exact_info, read_info
+from klipui.session.load import exact_info, read_info, session_info
 from klipui.session.model import SessionInfo
 
 EXAMPLES = int(__import__("os").environ.get("FUZZ_EXAMPLES", "1500"))
@@ -70,6 +70,7 @@ def test_mutated_samples_never_crash_and_keep_every_untouched_line(
         assert isinstance(info, SessionInfo)
         assert (info.problem is None) == (info.format is not None) or info.problem
     if session is not None:
+        assert isinstance(session_info(session), SessionInfo)
         try:
             plan = plan_child(session, "..", include_unfinished=True)
         except ClipError:

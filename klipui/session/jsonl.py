@@ -280,7 +280,9 @@ def decode_line(line: bytes | memoryview) -> Any:
     except UnicodeDecodeError as error:
         raise ValueError(f"invalid UTF-8 at byte {error.start}") from None
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+    except _NotFinite as error:
+        raise ValueError(str(error)) from None
     except RecursionError:
         raise ValueError("nested too deeply to decode") from None
     except ValueError:
@@ -290,6 +292,21 @@ def decode_line(line: bytes | memoryview) -> Any:
         return _without_lone_surrogates(value) if "\\u" in text else value
     except RecursionError:
         raise ValueError("nested too deeply to decode") from None
+
+
+class _NotFinite(Exception):
+    """A number JSON cannot hold (beyond the float range, NaN, Infinity)."""
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise _NotFinite(f"number out of range: {text[:40]}")
+    return number
+
+
+def _no_constant(text: str) -> float:
+    raise _NotFinite(f"not a JSON number: {text}")
 
 
 def _without_lone_surrogates(value: Any) -> Any:

@@ -25,6 +25,7 @@ import orjson
 
 from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts, first_line, iter_block_texts
+from klipui.session.formats._values import text_or_none
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -139,11 +140,12 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
             problems.append(Problem(spath, record.line, "not a SessionEvent (no type or seq)"))
             continue
         data = value.get("data")
+        time = value.get("time")
         events.append(
             Event(
                 kind,
                 value["seq"],
-                value.get("time"),
+                time if isinstance(time, int | float) and not isinstance(time, bool) else None,
                 data if isinstance(data, dict) else {},
                 value.get("sourceEventSeqs"),
                 value.get("surfaceOp"),
@@ -162,9 +164,9 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
         problems=problems,
     )
     if header is not None:
-        session.cwd = header.get("cwd")
-        session.session_id = header.get("id")
-        session.parent = header.get("parentSession")
+        session.cwd = text_or_none(header.get("cwd"))
+        session.session_id = text_or_none(header.get("id"))
+        session.parent = text_or_none(header.get("parentSession"))
     session.title = latest_title(events)
     return session
 
@@ -223,7 +225,7 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
         if kind in ("user/message", "assistant/message", "tool/call", "tool/result"):
             event = Event(kind, 0, data=data)
             tokens += sum(estimate_tokens(text) for text in event_texts(event))
-    cwd = header.get("cwd")
+    cwd = text_or_none(header.get("cwd"))
     created = header.get("createdAt")
     return SessionInfo(
         path=path,
@@ -233,8 +235,8 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
         first_prompt=prompt,
         project=project_name(cwd),
         cwd=cwd,
-        session_id=header.get("id"),
-        parent=header.get("parentSession"),
+        session_id=text_or_none(header.get("id")),
+        parent=text_or_none(header.get("parentSession")),
         started=created / 1000 if isinstance(created, int | float) else None,
         updated=last_time / 1000 if last_time is not None else None,
         turns=turns,
