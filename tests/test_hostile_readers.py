@@ -386,7 +386,7 @@ def test_a_file_rewritten_longer_since_read_says_so(tmp_path: Path, family: str)
     path.write_bytes(data)
     session = open_session(path)
     path.write_bytes(orjson.dumps({"type": "note", "pad": "y" * 40}) + b"\n" + data)
-    with pytest.raises(ClipError, match="changed since read") as raised:
+    with pytest.raises(ClipError, match="changed since it was read") as raised:
         plan_child(session, "..", include_unfinished=True)
     assert "cannot read the records back" not in str(raised.value)
 

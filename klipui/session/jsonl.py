@@ -48,6 +48,8 @@ HEAD_BYTES = 256 * 1024
 HEAD_LINES = 400
 MAX_DECOMPRESSED = 1 << 30
 """Decompressed bytes of a zstd file beyond which the content is cut (and the cut reported)."""
+_PRINT = 64 * 1024
+"""Bytes at each end of a file that its fingerprint covers."""
 MAX_DEPTH = 254
 """Containers a record may nest (orjson writes no deeper): a deeper line is a Problem."""
 _BLOCK = 8 << 20
@@ -73,6 +75,11 @@ class Loaded:
     data: bytes | None
     """The decompressed content that `Record.offset/length` index; None for a plain file,
     whose records the offsets index directly."""
+    size: int = 0
+    """Bytes of the file read (for a plain file: what the offsets index)."""
+    fingerprint: bytes | None = None
+    """`fingerprint` of the bytes read of a plain file (to tell, on reading it again, that it
+    was only appended to)."""
 
 
 @dataclass(slots=True)
@@ -468,17 +475,34 @@ def read_jsonl(path: Path | str) -> Loaded:
             # Nothing decompressed: a plain file whose first bytes happen to be the magic.
         stop = _Stop()
         records, problems = [], []
-        lines = 0
+        lines = size = 0
+        head = tail = b""
         for offset, block in _plain_blocks(handle, stop):
             more, bad, seen, _ = parse_lines(block, name, offset=offset, first=lines)
             records.extend(more)
             problems.extend(bad)
             lines += seen
+            size += len(block)
+            if len(head) < _PRINT:
+                head += block[: _PRINT - len(head)]
+            tail = block[-_PRINT:] if len(block) >= _PRINT else (tail + block)[-_PRINT:]
     if stop.reason:
         problems.append(Problem(name, 0, stop.reason))
     elif not records and problems and path.name.endswith(ZSTD_SUFFIXES):
         problems = [Problem(name, 0, "not a zstd stream")]
-    return Loaded(records, problems, None, None)
+    return Loaded(records, problems, None, None, size, _digest(head, tail))
+
+
+def fingerprint(data: bytes) -> bytes:
+    """A digest of the first and last 64 KB of `data`: any rewrite that moves or changes the
+    bytes of a file changes it (an append after `data` does not)."""
+    return _digest(data[:_PRINT], data[-_PRINT:] if data else b"")
+
+
+def _digest(head: bytes, tail: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(head + b"\0" + tail, digest_size=16).digest()
 
 
 def scan_chunks(path: Path | str, handle: Callable[[memoryview], None]) -> None:

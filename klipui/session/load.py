@@ -60,7 +60,9 @@ def _open(path: Path, subagents: bool) -> Session:
     session = lower_tolerant(module, path, loaded.records, loaded.problems)
     session.raw = loaded.data
     session.compression = loaded.compression
-    session.source_stat = (stat.st_size, stat.st_mtime_ns)
+    size = stat.st_size if loaded.compression else loaded.size
+    session.source_stat = (size, stat.st_mtime_ns)
+    session.source_fingerprint = loaded.fingerprint
     find = getattr(module, "subagents", None)
     if subagents and find is not None:
         session.subagents = find(session)

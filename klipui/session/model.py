@@ -12,32 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-RECORDS_CHECKED = 256
-"""Records (spread over the file) checked to be still in place before the file is reread."""
-
 
 class SourceChanged(ValueError):
     """The session's file changed since it was read (not only appended to): open it again."""
-
-
-def _records_in_place(data: bytes, records: list[Record]) -> bool:
-    """True when a sample of `records` (the first, the last, and others spread between) still
-    decodes, at its offset in `data`, to the value read before."""
-    from klipui.session.jsonl import decode_line
-
-    if not records:
-        return True
-    step = max(1, len(records) // RECORDS_CHECKED)
-    sample = [*records[::step], records[-1]]
-    for record in sample:
-        raw = data[record.offset : record.offset + record.length]
-        end = data[record.offset + record.length : record.offset + record.length + 1]
-        try:
-            if end not in (b"", b"\n", b"\r") or decode_line(raw) != record.value:
-                return False
-        except ValueError:
-            return False
-    return True
 
 
 @dataclass(slots=True, frozen=True)
@@ -160,7 +137,9 @@ class Session:
     """The decompressed content that `Record.offset/length` index: set for zstd files; for plain
     files None until `record_bytes` first needs it (the offsets index the file itself)."""
     source_stat: tuple[int, int] | None = None
-    """(size, mtime_ns) of the file when it was read."""
+    """(size, mtime_ns) of the file when it was read (size: the bytes read)."""
+    source_fingerprint: bytes | None = None
+    """`jsonl.fingerprint` of the bytes read of a plain file."""
 
     def record_bytes(self, index: int) -> bytes:
         """The native bytes of record `index`, without newline.
@@ -181,19 +160,21 @@ class Session:
     def _reread(self) -> bytes:
         """The file's first `source_stat` bytes, once more (`SourceChanged` when the file is no
         longer what was read: shorter, rewritten in place, or rewritten longer rather than
-        appended to, which a sample of records no longer found at their offsets shows)."""
+        appended to, which the fingerprint of its first and last 64 KB shows)."""
         import os
 
         from klipui.session.files import open_regular
+        from klipui.session.jsonl import fingerprint
 
         with open_regular(self.path) as handle:
             stat = os.fstat(handle.fileno())
             size, mtime = self.source_stat or (0, 0)
             if stat.st_size < size or (stat.st_size == size and stat.st_mtime_ns != mtime):
-                raise SourceChanged(f"{self.path}: changed since read; open it again")
+                raise SourceChanged(f"{self.path}: changed since it was read; open it again")
             data = handle.read(size)
-        if len(data) < size or not _records_in_place(data, self.records):
-            raise SourceChanged(f"{self.path}: changed since read; open it again")
+        expected = self.source_fingerprint
+        if len(data) < size or (expected is not None and fingerprint(data) != expected):
+            raise SourceChanged(f"{self.path}: changed since it was read; open it again")
         return data
 
     @property
