@@ -6,7 +6,7 @@ mapping: a file that shrinks while it is read must not fault), each line decoded
 straight from a memoryview (no copy); the file is read up to the size it had when opened, and a
 file that shrank meanwhile is reported. A line that is not a JSON object becomes a
 `Problem(path, line, reason)` and the rest still loads; so does a line nested too deeply to
-decode, or whose `type` is not a string. Transparently handled, without a problem: a UTF-8 byte
+decode or to be written back. Transparently handled, without a problem: a UTF-8 byte
 order mark at the start, CRLF line ends, blank (whitespace-only) lines, lone UTF-16 surrogate
 escapes (`"\\ud83d"`, written by JavaScript when it cuts an emoji in half; replaced by U+FFFD).
 
@@ -331,7 +331,8 @@ def _short_reason(error: Exception) -> str:
     return str(error).split("\n", 1)[0]
 
 
-def _kind_name(value: Any) -> str:
+def kind_name(value: Any) -> str:
+    """What a JSON value is, in words ("an array", "a string", ...)."""
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
@@ -389,10 +390,7 @@ def parse_lines(
                     pos = end + 1
                     continue
             if type(value) is not dict:
-                reason = f"not a JSON object ({_kind_name(value)})"
-                problems.append(Problem(path, first + number, reason))
-            elif "type" in value and type(value["type"]) is not str:
-                reason = f"its `type` is not a string ({_kind_name(value['type'])})"
+                reason = f"not a JSON object ({kind_name(value)})"
                 problems.append(Problem(path, first + number, reason))
             elif stop - pos > 2 * MAX_DEPTH and _deeper_than(data, pos, stop, value):
                 reason = f"nested more than {MAX_DEPTH} levels deep (it could not be written back)"

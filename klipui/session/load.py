@@ -7,11 +7,12 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts
 from klipui.session.formats import detect_format
-from klipui.session.jsonl import Head, paused_gc, read_head, read_jsonl
+from klipui.session.jsonl import Head, kind_name, paused_gc, read_head, read_jsonl
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 
 
@@ -54,10 +55,13 @@ def _open(path: Path, subagents: bool) -> Session:
     if not loaded.records:
         reason = str(loaded.problems[0]) if loaded.problems else f"{path}: empty file"
         raise SessionError(f"{reason} (no JSON records)" if loaded.problems else reason)
-    module = detect_format([record.value for record in loaded.records[:64]])
+    module = detect_format(sniffed([record.value for record in loaded.records[:256]]))
     if module is None:
         raise SessionError(f"{path}: not a recognised session format")
-    session = lower_tolerant(module, path, loaded.records, loaded.problems)
+    records, problems = loaded.records, loaded.problems
+    if module.name != "messages":
+        records, problems = _typed_records(path, records, problems)
+    session = lower_tolerant(module, path, records, problems)
     session.raw = loaded.data
     session.compression = loaded.compression
     size = stat.st_size if loaded.compression else loaded.size
@@ -67,6 +71,34 @@ def _open(path: Path, subagents: bool) -> Session:
     if subagents and find is not None:
         session.subagents = find(session)
     return session
+
+
+def odd_type(value: dict[str, Any]) -> bool:
+    """True for a record whose `type` is there but not a string: every agent format but the
+    generic messages one keys on `type`, so such a record is a bad line there."""
+    return "type" in value and type(value["type"]) is not str
+
+
+def sniffed(values: list[Any]) -> list[Any]:
+    """The leading values sniffing should look at: those without an odd `type` (all of them
+    when every one has one: only the generic messages format may then take the file)."""
+    typed = [value for value in values if isinstance(value, dict) and not odd_type(value)]
+    return typed or values
+
+
+def _typed_records(
+    path: Path, records: list[Record], problems: list[Problem]
+) -> tuple[list[Record], list[Problem]]:
+    """`records` without those of an odd `type`, which become problems."""
+    odd = [record for record in records if odd_type(record.value)]
+    if not odd:
+        return records, problems
+    more = [
+        Problem(str(path), r.line, f"its `type` is not a string ({kind_name(r.value['type'])})")
+        for r in odd
+    ]
+    kept = [record for record in records if not odd_type(record.value)]
+    return kept, sorted([*problems, *more], key=lambda problem: problem.line)
 
 
 SHAPE_ERRORS = (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError)
@@ -143,11 +175,12 @@ def read_info(path: Path | str) -> SessionInfo:
     if head.complete or not head.lines:
         # The whole file was read, or its first line is longer than the head: read it all.
         return _exact(path, stat, head)
-    module = detect_format(head.values)
+    values = sniffed(head.values)
+    module = detect_format(values)
     if module is None:
         return _unknown(path, stat.st_size, stat.st_mtime)
     try:
-        info = module.info(path, head.values)
+        info = module.info(path, head.values if module.name == "messages" else values)
     except SHAPE_ERRORS:
         return exact_info(path)  # a head of unexpected shapes: the full read decides
     info.bytes = stat.st_size
@@ -170,7 +203,7 @@ def exact_info(path: Path | str) -> SessionInfo:
 
 def _exact(path: Path, stat: os.stat_result, head: Head) -> SessionInfo:
     """`exact_info` once the file's stat and head are read."""
-    module = detect_format(head.values)
+    module = detect_format(sniffed(head.values))
     scan = getattr(module, "scan_info", None)
     if scan is not None:
         try:
