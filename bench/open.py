@@ -9,9 +9,10 @@ Generates (into bench/data/, gitignored, reused when present):
 Measures (targets from issue 2): SessionInfo from the head read (<= 50 ms); load and lower the
 100 MB file (<= 1.5 s); peak RSS of that load in a fresh process (<= 2.5x the file); listing the
 1,000 files, first results cold (<= 0.5 s) and warm from the cache (<= 0.2 s); load time at
-10/25/50/100 MB (linear). Prints the figures and writes bench/results/open.json.
+10/25/50/100 MB (linear); a cold listing of one folder of 500 / 1k / 2k / 4k / 10k small
+sessions (issue 11: linear, 10k <= 10 s). Prints the figures and writes bench/results/open.json.
 
-    python bench/open.py [--skip-listing] [--repeat R]
+    python bench/open.py [--skip-listing] [--repeat R] [--one-folder-only]
 """
 
 from __future__ import annotations
@@ -393,6 +394,83 @@ def prepare_listing() -> Path:
     return root
 
 
+FOLDER_COUNTS = (500, 1_000, 2_000, 4_000, 10_000)
+FOLDER_AGENTS = 50
+"""Legacy `agent-*.jsonl` sub-agent files beside the sessions of the one-folder case."""
+
+
+def prepare_one_folder() -> dict[int, Path]:
+    """For each count in `FOLDER_COUNTS`, a folder holding that many small Claude Code sessions
+    (~12 lines each) and `FOLDER_AGENTS` legacy sub-agent files, as one busy project has; the
+    smaller folders hard-link the first files of the largest."""
+    base = DATA / "one-folder"
+    folders = {count: base / f"{count}" / "-home-ana-busy" for count in FOLDER_COUNTS}
+    if (base / ".complete").exists():
+        return folders
+    print("generating one folder of 10,000 sessions…", file=sys.stderr)
+    rng = random.Random(5)
+    largest = folders[max(FOLDER_COUNTS)]
+    names: list[str] = []
+    for index in range(max(FOLDER_COUNTS)):
+        session = f"{index:08d}-1111-4000-8000-000000000000"
+        writer = ClaudeWriter(rng, session, "/home/ana/busy")
+        lines = [writer.prompt(f"task {index}: {' '.join(rng.choices(WORDS, k=8))}")]
+        for _ in range(5):
+            tool_id = f"toolu_{rng.randrange(10**12)}"
+            lines.append(writer.assistant("looking", (tool_id, "Bash", {"command": "ls"})))
+            lines.append(writer.result(tool_id, "\n".join(rng.choices(WORDS, k=20))))
+        lines.append(writer.assistant("done", None))
+        names.append(f"{session}.jsonl")
+        write_lines(largest / names[-1], iter(lines))
+    for index in range(FOLDER_AGENTS):
+        session = f"{index * 97:08d}-1111-4000-8000-000000000000"
+        writer = ClaudeWriter(rng, session, "/home/ana/busy")
+        write_lines(largest / f"agent-{index:06x}.jsonl", iter([writer.prompt("sub-task")]))
+        names.append(f"agent-{index:06x}.jsonl")
+    for count, folder in folders.items():
+        if folder == largest:
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in [*names[:count], *names[-FOLDER_AGENTS:]]:
+            os.link(largest / name, folder / name)
+    (base / ".complete").write_text("ok\n")
+    return folders
+
+
+ONE_FOLDER_CHILD = """
+import json, sys, tempfile, time
+from pathlib import Path
+from klipui.session.discover import InfoCache, discover, find_session_files
+cache = InfoCache(Path(tempfile.mkdtemp(prefix="klipui-bench-")) / "info.json")
+start = time.perf_counter()
+files = find_session_files([sys.argv[1]])
+latest = {}
+for info in discover(files=files, cache=cache):
+    latest[info.path] = info
+seconds = time.perf_counter() - start
+print(json.dumps({"files": len(files), "seconds": round(seconds, 3),
+                  "problems": sum(1 for i in latest.values() if i.problem)}))
+"""
+
+
+def bench_one_folder() -> dict[str, Any]:
+    """A cold listing (empty info cache, fresh process) of one folder of N sessions, for each N
+    in `FOLDER_COUNTS`: the time must grow linearly with N."""
+    out: dict[str, Any] = {}
+    for count, folder in prepare_one_folder().items():
+        done = subprocess.run(
+            [sys.executable, "-c", ONE_FOLDER_CHILD, str(folder)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        figures = json.loads(done.stdout)
+        figures["ms_per_session"] = round(figures["seconds"] * 1000 / count, 3)
+        out[str(count)] = figures
+        print(f"one folder, {count} sessions, cold: {json.dumps(figures)}")
+    return out
+
+
 LOAD_CHILD = """
 import json, resource, sys, time
 def peak():
@@ -527,8 +605,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-listing", action="store_true", help="skip the 2 GB listing")
     parser.add_argument("--repeat", type=int, default=3, help="repeats of each measurement")
+    parser.add_argument(
+        "--one-folder-only",
+        action="store_true",
+        help="only the cold listing of one folder of 500 to 10,000 sessions",
+    )
     parser.add_argument("--generate", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one_folder_only:
+        figures = bench_one_folder()
+        _merge_results({"one_folder_cold": figures})
+        return 0
     if args.generate:
         prepare()
         if not args.skip_listing:
@@ -584,10 +671,19 @@ def main() -> int:
     if not args.skip_listing:
         results["listing"] = bench_listing(prepare_listing())
         print("listing:", json.dumps(results["listing"]))
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {RESULTS}")
+    results["one_folder_cold"] = bench_one_folder()
+    _merge_results(results)
     return 0
+
+
+def _merge_results(results: dict[str, Any]) -> None:
+    """Write `results` into bench/results/open.json, keeping the figures of other cases."""
+    previous: dict[str, Any] = {}
+    if RESULTS.exists():
+        previous = json.loads(RESULTS.read_text())
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({**previous, **results}, indent=2) + "\n")
+    print(f"wrote {RESULTS}")
 
 
 if __name__ == "__main__":

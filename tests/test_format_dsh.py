@@ -282,7 +282,8 @@ def test_typed_scan_across_many_small_runs(
 ) -> None:
     from klipui.session import jsonl
 
-    monkeypatch.setattr(jsonl, "_RELEASE_EVERY", 700)  # runs shorter than many lines
+    monkeypatch.setattr(jsonl, "_BLOCK", 700)  # runs shorter than many lines
+    monkeypatch.setattr(jsonl, "_ZSTD_OUT", 300)  # frames decompressed in small pieces
     source = open_session(
         next(p for p in DSH_SAMPLES if p.name == "permission-policy-context.jsonl")
     )

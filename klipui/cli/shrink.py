@@ -16,6 +16,8 @@ BINARY_PROBE = 8192
 """Bytes looked at in each of three places (start, middle, end) to tell binary from text."""
 BINARY_SHARE = 0.05
 """Input is binary when more than this share of the probed bytes are NULs or control bytes."""
+MAX_INPUT = 512 << 20
+"""Bytes of input read at most (more is refused with one line: `/dev/zero` never ends)."""
 _CONTROL = bytes(c for c in range(32) if chr(c) not in "\t\n\r\f\v\b\x1b") + b"\x7f"
 
 
@@ -75,11 +77,17 @@ def _names(value: str | None) -> list[str] | None:
 
 
 def _read(source: str) -> tuple[bytes, str]:
+    from klipui.session.files import read_capped
+
     if source == "-":
-        return sys.stdin.buffer.read(), "stdin"
+        try:
+            return read_capped(sys.stdin.buffer, MAX_INPUT, "stdin"), "stdin"
+        except OSError as error:
+            raise UsageError(f"stdin: {error.strerror or error}") from None
     path = Path(source)
     try:
-        return path.read_bytes(), str(path)
+        with path.open("rb") as handle:
+            return read_capped(handle, MAX_INPUT, source), str(path)
     except IsADirectoryError:
         raise UsageError(f"{path}: is a folder, not a file") from None
     except FileNotFoundError:
@@ -117,6 +125,7 @@ def _check_names(names: list[str] | None, known: set[str], option: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from klipui.shrink import Budget, FileSpillStore, Hint, builtin_reducers, load_reducers, shrink
+    from klipui.shrink.encoding import decode_wide, wide_encoding
     from klipui.shrink.pipeline import MIN_CHARS
 
     max_chars, max_lines = args.max_chars, args.max_lines
@@ -136,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
     _check_names(disable, known, "--disable")
 
     data, origin = _read(args.file)
-    share = binary_share(data)
+    wide = wide_encoding(data)
+    share = 0.0 if wide else binary_share(data)
     if share > BINARY_SHARE:
         print(
             f"klipui: {origin}: looks like binary data ({share:.0%} of the bytes probed are"
@@ -144,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    nuls = data.count(b"\0")
+    nuls = 0 if wide else data.count(b"\0")
     if nuls:
         print(
             f"klipui: warning: {origin}: {nuls:,} NUL byte{'s' if nuls != 1 else ''},"
@@ -152,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     try:
-        text = data.decode("utf-8")
+        text = decode_wide(data, wide) if wide else data.decode("utf-8")
     except UnicodeDecodeError as error:
         text = data.decode("utf-8", "surrogateescape")
         print(

@@ -29,7 +29,7 @@ from klipui.klip.interval import KInterval, KIntervalError, parse_interval
 from klipui.klip.reindex import Drop, reindex_report
 from klipui.klip.rules import RuleTable, load_rules, rules_for_format
 from klipui.klip.surface import Violation, validate
-from klipui.session.model import Event, Session
+from klipui.session.model import Event, Session, SourceChanged
 
 
 class ClipError(Exception):
@@ -221,6 +221,8 @@ def plan_child(
     title = title_for(session, report.turns)
     try:
         body = module.build(ChildSource(session, kept, seed, child_id, moment, title, replacements))
+    except SourceChanged as error:
+        raise ClipError(str(error)) from None
     except (OSError, ValueError) as error:
         raise ClipError(f"{session.path}: cannot read the records back: {error}") from None
     placement = getattr(module, "placement", None)

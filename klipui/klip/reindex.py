@@ -367,6 +367,8 @@ def _scan_log(
         if etype == "turn/start":
             data = src.get("data")
             turn = data.get("turn") if type(data) is dict else None
+            if isinstance(turn, list | dict):  # a turn number of another type (a broken file)
+                turn = None
             count = 0
             stack.clear()
         if count > 0:

@@ -167,8 +167,8 @@ def _replace(
 ) -> None:
     event = log[index]
     start, end = op.get("start"), op.get("end")
-    if start not in owner or end not in owner:
-        missing = [x for x in (start, end) if x not in owner]
+    if type(start) is not int or type(end) is not int or start not in owner or end not in owner:
+        missing = [x for x in (start, end) if type(x) is not int or x not in owner]
         report("replace-range", f"replace {start}..{end}: {missing} not on the surface")
         return
     first, last = surface.index(start), surface.index(end)
@@ -176,7 +176,7 @@ def _replace(
         report("replace-range", f"replace {start}..{end}: end comes before start")
         return
     removed = surface[first : last + 1]
-    cited = set(sources) if isinstance(sources, list) else set()
+    cited = {s for s in sources if type(s) is int} if isinstance(sources, list) else set()
     missing = [s for s in removed if s not in cited]
     if missing:
         report("replace-sources", f"replace {start}..{end} removes {missing} without citing")

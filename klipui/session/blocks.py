@@ -33,6 +33,8 @@ def iter_block_texts(blocks: Any, *, tool_calls: bool = True) -> Iterator[str]:
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
+        if not isinstance(kind, str):
+            continue
         if kind in TEXT_BLOCKS:
             text = block.get("text")
             if isinstance(text, str) and text:

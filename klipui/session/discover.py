@@ -12,19 +12,23 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fnmatch
 import glob
 import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import Any
 
 import orjson
 
+from klipui.session.files import kind_of
 from klipui.session.load import exact_info, read_info
 from klipui.session.model import SessionInfo
 
+_INFO_FIELDS = dataclasses.fields(SessionInfo)
 SESSION_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
 CACHE_VERSION = 1
 _SAVE_EVERY = 2.0
@@ -67,15 +71,16 @@ def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
 
     A file given by name is taken whatever its name; folders are searched recursively for
     `.jsonl` / `.jsonl.zstd` files. FileNotFoundError for a named path (not a glob) that does
-    not exist. Each file appears once, in the order found.
+    not exist. Each file appears once, in the order found. Entries that are not regular files
+    (a FIFO, a device, a symlink to one) are listed too, and so is every folder that could not
+    be listed: `discover` gives each a SessionInfo with the reason as its `problem`.
     """
     found: dict[Path, None] = {}
     if not paths:
         for root in default_roots():
             if root.path.is_dir():
-                for path in sorted(root.path.glob(root.pattern)):
-                    if path.is_file() and is_session_name(path):
-                        found[path] = None
+                for path in _root_files(root):
+                    found[path] = None
         return list(found)
     for given in paths:
         text = str(given)
@@ -95,13 +100,45 @@ def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
     return list(found)
 
 
+def _root_files(root: Root) -> list[Path]:
+    """The files under `root` that its pattern matches (every pattern component but the last is
+    `*` or `**`), and the folders on the way that could not be listed."""
+    *folders, name = root.pattern.split("/")
+    depth = None if "**" in folders else len(folders)
+    unreadable: list[Path] = []
+    matched: list[Path] = []
+    base = str(root.path)
+    for directory, subdirs, files in os.walk(
+        base,
+        onerror=lambda error: unreadable.append(Path(error.filename)),
+        followlinks=depth is not None,
+    ):
+        level = 0 if directory == base else directory[len(base) :].strip(os.sep).count(os.sep) + 1
+        if depth is not None and level >= depth:
+            subdirs.clear()
+        if depth is None or level == depth:
+            matched.extend(
+                Path(directory, entry)
+                for entry in files
+                if fnmatch.fnmatchcase(entry, name) and is_session_name(Path(entry))
+            )
+    return sorted([*matched, *unreadable])
+
+
 def _walk(folder: Path) -> Iterator[Path]:
-    for directory, subdirs, files in os.walk(folder):
+    """Session files under `folder`, and the folders under it that could not be listed."""
+    unreadable: list[Path] = []
+    for directory, subdirs, files in os.walk(
+        folder, onerror=lambda error: unreadable.append(Path(error.filename))
+    ):
+        yield from unreadable
+        unreadable.clear()
         subdirs.sort()
         for name in sorted(files):
             path = Path(directory, name)
             if is_session_name(path):
                 yield path
+    yield from unreadable
 
 
 def _cache_version() -> str:
@@ -156,8 +193,8 @@ class InfoCache:
         """Remember an exact info for the file as it was at `stat`."""
         if not self._loaded:
             self._load()
-        fields = dataclasses.asdict(info)
-        fields.pop("path")
+        # Every field is a scalar: a shallow copy is what `dataclasses.asdict` would give.
+        fields = {f.name: getattr(info, f.name) for f in _INFO_FIELDS if f.name != "path"}
         self._entries[str(info.path.absolute())] = {
             "size": stat.st_size,
             "mtime": stat.st_mtime_ns,
@@ -219,7 +256,7 @@ def discover(
         if not exact:
             return
         for path, stat in pending:
-            info = exact_info(path)
+            info = _guarded(exact_info, path)
             if store is not None and _cacheable(info):
                 store.put(info, stat)
             done += 1
@@ -238,17 +275,44 @@ def _first_info(path: Path, store: InfoCache | None) -> tuple[SessionInfo, os.st
     try:
         stat = path.stat()
     except OSError as error:
-        return SessionInfo(path=path, format=None, exact=True, problem=_why(error)), None
+        return _problem(path, _why(error)), None
+    if not S_ISREG(stat.st_mode):
+        return _problem(path, _not_regular(path, stat.st_mode)), None
     if store is not None:
         cached = store.get(path, stat)
         if cached is not None:
             return cached, None
-    info = read_info(path)
+    info = _guarded(read_info, path)
     if info.exact:
         if store is not None and _cacheable(info):
             store.put(info, stat)
         return info, None
     return info, (None if info.problem else stat)
+
+
+def _guarded(reader: Callable[[Path], SessionInfo], path: Path) -> SessionInfo:
+    """`reader(path)`, or for any error it lets through an info whose problem names it: one
+    file must never end a listing."""
+    try:
+        return reader(path)
+    except Exception as error:  # the per-file catch-all of a listing
+        return _problem(path, f"cannot be read ({type(error).__name__}: {str(error)[:120]})")
+
+
+def _problem(path: Path, reason: str) -> SessionInfo:
+    return SessionInfo(path=path, format=None, exact=True, problem=reason)
+
+
+def _not_regular(path: Path, mode: int) -> str:
+    """Why a path that is not a regular file is not read: a folder that cannot be listed, or
+    what kind of file it is."""
+    if S_ISDIR(mode):
+        try:
+            os.listdir(path)
+        except OSError as error:
+            return f"folder not readable ({_why(error)}): its sessions are not listed"
+        return "a folder"
+    return f"not a regular file ({kind_of(mode)}): skipped"
 
 
 def _cacheable(info: SessionInfo) -> bool:

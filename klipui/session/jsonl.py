@@ -1,16 +1,22 @@
 """Tolerant JSONL reading that never loses a good line, and atomic writing of new files.
 
-Reading: a plain file is memory-mapped (its pages handed back to the OS as they are decoded), a
-zstd file decompressed at once; the content is cut at newlines and each line decoded with orjson
-straight from a memoryview (no copy). A line that is not a JSON object becomes a
-`Problem(path, line, reason)` and the rest still loads. Transparently handled, without a problem:
-a UTF-8 byte order mark at the start, CRLF line ends, blank (whitespace-only) lines, lone UTF-16
-surrogate escapes (`"\\ud83d"`, written by JavaScript when it cuts an emoji in half; replaced by
-U+FFFD). zstd input (a series of independent frames, as the DeepSeek Harness writes) is detected
-by its magic bytes, not by the file name. A zstd file cut inside its last frame (a live session
-being written) keeps the whole lines that stream out of that frame, and the cut is reported as a
-problem on the line after them; a file named `.jsonl.zstd` that is neither zstd nor JSON lines
-is reported as "not a zstd stream".
+Reading: only a regular file is read (a FIFO or a device is refused at once, see
+`files.open_regular`). A plain file is read in blocks of about 8 MB cut at newlines (no memory
+mapping: a file that shrinks while it is read must not fault), each line decoded with orjson
+straight from a memoryview (no copy); the file is read up to the size it had when opened, and a
+file that shrank meanwhile is reported. A line that is not a JSON object becomes a
+`Problem(path, line, reason)` and the rest still loads; so does a line nested too deeply to
+decode or to be written back. Transparently handled, without a problem: a UTF-8 byte
+order mark at the start, CRLF line ends, blank (whitespace-only) lines, lone UTF-16 surrogate
+escapes (`"\\ud83d"`, written by JavaScript when it cuts an emoji in half; replaced by U+FFFD).
+
+zstd input (a series of independent frames, as the DeepSeek Harness writes) is detected by its
+magic bytes, not by the file name, and decompressed one frame at a time: a file cut inside its
+last frame (a live session being written) keeps the whole lines that stream out of that frame;
+a frame that is broken, or data that is not a frame, ends the content there, every whole line
+before it kept and the rest reported; the decompressed content is capped (`MAX_DECOMPRESSED`)
+so that a small file expanding to gigabytes is cut, and said to be. A file named `.jsonl.zstd`
+that is neither zstd nor JSON lines is reported as "not a zstd stream".
 
 Writing: `write_new` writes a temp file in the target folder and hard-links it into place, so a
 reader never sees half a file and an existing file is never overwritten (FileExistsError).
@@ -21,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import mmap
 import os
 import secrets
 from collections.abc import Callable, Iterable, Iterator
@@ -31,6 +36,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from klipui.session.files import open_regular
 from klipui.session.model import Problem, Record
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -40,12 +46,22 @@ BOM = b"\xef\xbb\xbf"
 HEAD_BYTES = 256 * 1024
 """Default bound of a head read (decompressed bytes)."""
 HEAD_LINES = 400
-_READ_CHUNK = 1 << 20
-_RELEASE_EVERY = 8 << 20
-"""Bytes decoded between two hand-backs of mapped pages."""
-Buffer = bytes | mmap.mmap
+MAX_DECOMPRESSED = 1 << 30
+"""Decompressed bytes of a zstd file beyond which the content is cut (and the cut reported)."""
+_PRINT = 64 * 1024
+"""Bytes at each end of a file that its fingerprint covers."""
+MAX_DEPTH = 254
+"""Containers a record may nest (orjson writes no deeper): a deeper line is a Problem."""
+_BLOCK = 8 << 20
+"""Bytes of a plain file read at a time (a block then extends to the next newline)."""
+_ZSTD_OUT = 1 << 20
+"""Decompressed bytes asked of a zstd frame at a time."""
+_ZSTD_IN = 1 << 20
+"""Compressed bytes read at a time (at least; more while a frame is incomplete)."""
 _ZSTD_BATCH = 1 << 20
 """Decompressed bytes per zstd frame after the header frame, when writing."""
+_SKIPPABLE = 0x184D2A50
+_FRAME = 0xFD2FB528
 
 
 @dataclass(slots=True)
@@ -59,6 +75,11 @@ class Loaded:
     data: bytes | None
     """The decompressed content that `Record.offset/length` index; None for a plain file,
     whose records the offsets index directly."""
+    size: int = 0
+    """Bytes of the file read (for a plain file: what the offsets index)."""
+    fingerprint: bytes | None = None
+    """`fingerprint` of the bytes read of a plain file (to tell, on reading it again, that it
+    was only appended to)."""
 
 
 @dataclass(slots=True)
@@ -75,53 +96,73 @@ class Head:
     problems: list[Problem] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class _Stop:
+    """Why a read stopped before the end of the data: a reason, and whether the content up to
+    the stop may end inside a line (then only its whole lines are kept)."""
+
+    reason: str = ""
+    cut: bool = False
+
+
 def is_zstd(prefix: bytes) -> bool:
     """True when `prefix` starts with the zstd frame magic number."""
     return prefix[:4] == ZSTD_MAGIC
 
 
-def read_bytes(path: Path) -> tuple[bytes, str | None, Problem | None]:
+def read_bytes(path: Path | str) -> tuple[bytes, str | None, Problem | None]:
     """The content of `path` (decompressed when it is zstd), the compression, and a problem.
 
-    A zstd stream cut inside a frame keeps the whole lines that came out of it (the problem
-    names the line after them); one that breaks otherwise keeps what came before the break.
+    zstd content that stops early (a cut last frame, a broken frame, data that is not zstd, the
+    decompressed size cap) keeps the whole lines before the stop; the problem names the line
+    after them. A plain file is read up to the size it had when opened.
     """
-    with open(path, "rb") as handle:
-        data = handle.read()
-    if not is_zstd(data):
-        return data, None, None
-    content, error = _decompress_all(data)
-    if error:
-        reason = f"zstd data broken after {len(content)} bytes: {error}"
-        return content, "zstd", Problem(str(path), 0, reason)
-    if zstd_frames_end(data) < len(data):
-        content = content[: content.rfind(b"\n") + 1]
-        line = content.count(b"\n") + 1
-        return content, "zstd", Problem(str(path), line, TRUNCATED_FRAME)
-    return content, "zstd", None
+    with open_regular(path) as handle:
+        zstd = is_zstd(handle.read(4))
+        handle.seek(0)
+        stop = _Stop()
+        if zstd:
+            data = b"".join(_zstd_pieces(handle, stop))
+        else:
+            data = b"".join(block for _, block in _plain_blocks(handle, stop))
+    if not stop.reason:
+        return data, "zstd" if zstd else None, None
+    if stop.cut:
+        data = data[: data.rfind(b"\n") + 1]
+    line = data.count(b"\n") + 1 if zstd else 0
+    return data, "zstd" if zstd else None, Problem(str(path), line, stop.reason)
 
 
-def zstd_frames_end(data: bytes | memoryview) -> int:
+def zstd_frames_end(data: bytes | memoryview | bytearray) -> int:
     """Where the last whole zstd frame of `data` ends: `len(data)` when every frame is whole,
     less when the data stops inside a frame (frame and block headers are walked, nothing is
     decompressed). Skippable frames count as frames; data that is not a frame stops the walk."""
     size = len(data)
     pos = 0
     while pos + 4 <= size:
-        magic = int.from_bytes(data[pos : pos + 4], "little")
-        if magic & 0xFFFFFFF0 == 0x184D2A50:  # skippable frame: 4-byte length, then payload
-            end = pos + 8 + int.from_bytes(data[pos + 4 : pos + 8], "little")
-        elif magic == 0xFD2FB528:
-            end = _frame_end(data, pos)
-        else:
-            return pos
-        if end > size:
+        end = _frame_extent(data, pos)
+        if end is None or end > size:
             return pos
         pos = end
     return pos if pos < size else size
 
 
-def _frame_end(data: bytes | memoryview, start: int) -> int:
+def _frame_extent(data: bytes | memoryview | bytearray, pos: int) -> int | None:
+    """The end of the (skippable or zstd) frame at `pos`, past the data's end when the frame is
+    cut there; None when `pos` starts no frame."""
+    if pos + 4 > len(data):
+        return len(data) + 1
+    magic = int.from_bytes(data[pos : pos + 4], "little")
+    if magic & 0xFFFFFFF0 == _SKIPPABLE:  # skippable frame: 4-byte length, then payload
+        if pos + 8 > len(data):
+            return len(data) + 1
+        return pos + 8 + int.from_bytes(data[pos + 4 : pos + 8], "little")
+    if magic == _FRAME:
+        return _frame_end(data, pos)
+    return None
+
+
+def _frame_end(data: bytes | memoryview | bytearray, start: int) -> int:
     """The end of the zstd frame at `start` (past the data's end when the frame is cut)."""
     size = len(data)
     if start + 5 > size:
@@ -140,41 +181,96 @@ def _frame_end(data: bytes | memoryview, start: int) -> int:
     return size + 1
 
 
-def _zstd_reader(source: BinaryIO | bytes) -> Any:
+def _zstd_pieces(handle: BinaryIO, stop: _Stop, cap: int | None = None) -> Iterator[bytes]:
+    """The decompressed content of the zstd file at `handle`, in pieces, one frame at a time.
+
+    Stops (setting `stop`) at a frame cut by the end of the file, a frame that does not
+    decompress, data that is not a frame, or once `cap` (default `MAX_DECOMPRESSED`)
+    decompressed bytes came out.
+    """
     import zstandard
 
-    stream = source if not isinstance(source, bytes | bytearray) else _BytesSource(source)
-    return zstandard.ZstdDecompressor().stream_reader(stream, read_across_frames=True)
+    limit = MAX_DECOMPRESSED if cap is None else cap
+    decompressor = zstandard.ZstdDecompressor()
+    buffer = bytearray()
+    consumed = 0
+    produced = 0
+    eof = False
+    while True:
+        end = _frame_extent(buffer, 0) if buffer else len(buffer) + 1
+        while not eof and (end is not None and end > len(buffer)):
+            more = handle.read(max(_ZSTD_IN, len(buffer)))
+            if not more:
+                eof = True
+                break
+            buffer += more
+            end = _frame_extent(buffer, 0)
+        if not buffer:
+            return
+        if end is None:
+            stop.reason = (
+                f"not zstd data at byte {consumed}: the rest of the file is skipped"
+                if consumed
+                else "not a zstd stream"
+            )
+            stop.cut = True
+            return
+        cut = end > len(buffer)
+        frame = bytes(buffer[: min(end, len(buffer))])
+        del buffer[: len(frame)]
+        if int.from_bytes(frame[:4], "little") & 0xFFFFFFF0 != _SKIPPABLE:
+            reader = decompressor.stream_reader(frame, read_across_frames=False)
+            try:
+                while chunk := reader.read(min(_ZSTD_OUT, limit - produced + 1)):
+                    produced += len(chunk)
+                    if produced > limit:
+                        yield chunk[: len(chunk) - (produced - limit)]
+                        stop.reason = (
+                            f"decompressed content cut at {limit:,} bytes (the file expands "
+                            "further: too big to read, or a zstd bomb)"
+                        )
+                        stop.cut = True
+                        return
+                    yield chunk
+            except zstandard.ZstdError as error:
+                stop.reason = f"broken zstd frame at byte {consumed}: {error}; the rest is skipped"
+                stop.cut = True
+                return
+        consumed += len(frame)
+        if cut:
+            stop.reason, stop.cut = TRUNCATED_FRAME, True
+            return
 
 
-class _BytesSource:
-    """A minimal readable over bytes (avoids copying into io.BytesIO)."""
-
-    def __init__(self, data: bytes) -> None:
-        self._view = memoryview(data)
-        self._pos = 0
-
-    def read(self, size: int = -1) -> bytes:
-        end = len(self._view) if size < 0 else min(len(self._view), self._pos + size)
-        chunk = self._view[self._pos : end].tobytes()
-        self._pos = end
-        return chunk
-
-
-def _decompress_all(data: bytes) -> tuple[bytes, str | None]:
-    """Every frame of `data` concatenated (a truncated last frame gives what it holds), and the
-    error that stopped decompression, if any."""
-    import zstandard
-
-    parts: list[bytes] = []
-    reader = _zstd_reader(data)
-    error = None
-    try:
-        while chunk := reader.read(_READ_CHUNK * 8):
-            parts.append(chunk)
-    except zstandard.ZstdError as failure:
-        error = str(failure)
-    return b"".join(parts), error
+def _plain_blocks(handle: BinaryIO, stop: _Stop) -> Iterator[tuple[int, bytes]]:
+    """(offset, block) runs of a plain file, each ending at a newline (the last may not), read
+    up to the size the file had when opened; `stop` says so when the file shrank meanwhile."""
+    size = os.fstat(handle.fileno()).st_size
+    remaining = size
+    pending: list[bytes] = []
+    pending_size = 0
+    offset = 0
+    while remaining > 0:
+        chunk = handle.read(min(_BLOCK, remaining))
+        if not chunk:
+            stop.reason = (
+                f"the file shrank while it was read ({size:,} bytes when opened, "
+                f"{size - remaining:,} read): changed since read, the rest is missing"
+            )
+            break
+        remaining -= len(chunk)
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            pending.append(chunk)
+            pending_size += len(chunk)
+            continue
+        block = b"".join([*pending, chunk[: cut + 1]]) if pending else chunk[: cut + 1]
+        yield offset, block
+        offset += len(block)
+        pending = [chunk[cut + 1 :]] if cut + 1 < len(chunk) else []
+        pending_size = len(chunk) - cut - 1
+    if pending_size:
+        yield offset, b"".join(pending)
 
 
 def decode_line(line: bytes | memoryview) -> Any:
@@ -183,17 +279,41 @@ def decode_line(line: bytes | memoryview) -> Any:
         return orjson.loads(line)
     except orjson.JSONDecodeError as error:
         first_reason = _short_reason(error)  # not the error itself: its frames hold `line`
+    if "depth limit" in first_reason:
+        raise ValueError("nested too deeply to decode (over 1,024 levels)") from None
     raw = bytes(line)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ValueError(f"invalid UTF-8 at byte {error.start}") from None
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+    except _NotFinite as error:
+        raise ValueError(str(error)) from None
+    except RecursionError:
+        raise ValueError("nested too deeply to decode") from None
     except ValueError:
         raise ValueError(f"invalid JSON: {first_reason}") from None
     # Here for lone surrogate escapes or integers beyond 64 bits, which only the stdlib takes.
-    return _without_lone_surrogates(value) if "\\u" in text else value
+    try:
+        return _without_lone_surrogates(value) if "\\u" in text else value
+    except RecursionError:
+        raise ValueError("nested too deeply to decode") from None
+
+
+class _NotFinite(Exception):
+    """A number JSON cannot hold (beyond the float range, NaN, Infinity)."""
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise _NotFinite(f"number out of range: {text[:40]}")
+    return number
+
+
+def _no_constant(text: str) -> float:
+    raise _NotFinite(f"not a JSON number: {text}")
 
 
 def _without_lone_surrogates(value: Any) -> Any:
@@ -211,7 +331,10 @@ def _short_reason(error: Exception) -> str:
     return str(error).split("\n", 1)[0]
 
 
-def _kind_name(value: Any) -> str:
+def kind_name(value: Any) -> str:
+    """What a JSON value is, in words ("an array", "a string", ...)."""
+    if isinstance(value, dict):
+        return "an object"
     if isinstance(value, list):
         return "an array"
     if isinstance(value, str):
@@ -224,19 +347,21 @@ def _kind_name(value: Any) -> str:
 
 
 def parse_lines(
-    data: Buffer,
+    data: bytes | bytearray,
     path: str,
     *,
     start: int = 0,
     limit: int | None = None,
-    release: Callable[[int], None] | None = None,
+    offset: int = 0,
+    first: int = 0,
 ) -> tuple[list[Record], list[Problem], int, int]:
-    """Cut `data` (bytes or an mmap) into lines from byte `start` and decode them.
+    """Cut `data` into lines from byte `start` and decode them.
 
     Returns (records, problems, lines seen, end offset). With `limit`, stops after that many
     lines; a last line without a newline counts only when the whole of `data` was meant to be
-    read (`limit` None), and is then reported as truncated when it does not decode.
-    `release(offset)` is called every few MB: everything before `offset` has been decoded.
+    read (`limit` None), and is then reported as truncated when it does not decode. `data` is
+    the block of a file that starts at byte `offset` after `first` lines: record offsets and
+    line numbers are the file's own (a byte order mark is skipped only at the file's start).
     """
     records: list[Record] = []
     problems: list[Problem] = []
@@ -244,10 +369,9 @@ def parse_lines(
     find = data.find
     size = len(data)
     pos = start
-    if pos == 0 and data[: len(BOM)] == BOM:
+    if pos == 0 and offset == 0 and data[: len(BOM)] == BOM:
         pos = len(BOM)
     number = 0
-    next_release = pos + _RELEASE_EVERY
     with memoryview(data) as view:
         while pos < size and (limit is None or number < limit):
             end = find(b"\n", pos)
@@ -261,19 +385,35 @@ def parse_lines(
             try:
                 value = loads(view[pos:stop])
             except orjson.JSONDecodeError:
-                value = _slow_line(data[pos:stop], path, number, has_newline, problems)
+                value = _slow_line(data[pos:stop], path, first + number, has_newline, problems)
                 if value is None:
                     pos = end + 1
                     continue
-            if type(value) is dict:
-                records.append(Record(number, pos, stop - pos, value))
+            if type(value) is not dict:
+                reason = f"not a JSON object ({kind_name(value)})"
+                problems.append(Problem(path, first + number, reason))
+            elif stop - pos > 2 * MAX_DEPTH and _deeper_than(data, pos, stop, value):
+                reason = f"nested more than {MAX_DEPTH} levels deep (it could not be written back)"
+                problems.append(Problem(path, first + number, reason))
             else:
-                problems.append(Problem(path, number, f"not a JSON object ({_kind_name(value)})"))
+                records.append(Record(first + number, offset + pos, stop - pos, value))
             pos = end + 1
-            if release is not None and pos >= next_release:
-                release(pos)
-                next_release = pos + _RELEASE_EVERY
     return records, problems, number, min(pos, size)
+
+
+def _deeper_than(data: bytes | bytearray, start: int, stop: int, value: Any) -> bool:
+    """True when `value` (decoded from `data[start:stop]`) nests more than `MAX_DEPTH`
+    containers; the decoded value is walked only when the line holds enough brackets."""
+    if data.count(b"[", start, stop) + data.count(b"{", start, stop) <= MAX_DEPTH:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def _slow_line(
@@ -308,109 +448,107 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-Content = tuple[Buffer, Callable[[int], None] | None, str | None, Problem | None]
-
-
-@contextlib.contextmanager
-def _content(path: Path) -> Iterator[Content]:
-    """The (decompressed) content of `path`: (buffer, release, compression, problem).
-
-    A plain file is memory-mapped, and `release(offset)` hands the pages before `offset` back to
-    the OS; a zstd file is decompressed into bytes (no release).
-    """
-    with open(path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size == 0 or is_zstd(handle.read(4)) or not hasattr(mmap, "MADV_DONTNEED"):
-            mapped = None
-        else:
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    if mapped is None:
-        data, compression, problem = read_bytes(path)
-        yield data, None, compression, problem
-        return
-    released = 0
-
-    def release(offset: int) -> None:
-        nonlocal released
-        upto = offset - offset % mmap.PAGESIZE
-        if upto > released:
-            mapped.madvise(mmap.MADV_DONTNEED, released, upto - released)
-            released = upto
-
-    try:
-        yield mapped, release, None, None
-    finally:
-        with contextlib.suppress(BufferError):  # a view still held: the GC closes it later
-            mapped.close()
-
-
 def read_jsonl(path: Path | str) -> Loaded:
     """Read a whole JSONL file (zstd or plain): every good line a Record, each bad one a Problem.
 
-    A plain file is memory-mapped and its pages are handed back to the OS as soon as they are
-    decoded, so that peak memory is the decoded records, not the records plus the file; its
-    `Loaded.data` is then None (the records' offsets index the file itself). A zstd file is
-    decompressed in memory and `Loaded.data` holds the decompressed bytes.
+    A plain file is read a block at a time, so that peak memory is the decoded records plus one
+    block, not the records plus the file; its `Loaded.data` is then None (the records' offsets
+    index the file itself). A zstd file is decompressed in memory and `Loaded.data` holds the
+    decompressed bytes.
+    A file that starts with the zstd magic but gives nothing when decompressed is read as
+    plain lines.
     """
     path = Path(path)
-    with _content(path) as (data, release, compression, broken), paused_gc():
-        records, problems, _, _ = parse_lines(data, str(path), release=release)
-    if broken:
-        problems.append(broken)
-    elif not records and problems and compression is None and path.name.endswith(ZSTD_SUFFIXES):
-        problems = [Problem(str(path), 0, "not a zstd stream")]
-    return Loaded(records, problems, compression, data if compression else None)
+    name = str(path)
+    with open_regular(path) as handle, paused_gc():
+        zstd = is_zstd(handle.read(4))
+        handle.seek(0)
+        if zstd:
+            data, compression, broken = read_bytes(path)
+            if data or broken is None:
+                records, problems, _, _ = parse_lines(data, name)
+                if broken:
+                    problems.append(broken)
+                return Loaded(records, problems, compression, data)
+            # Nothing decompressed: a plain file whose first bytes happen to be the magic.
+        stop = _Stop()
+        records, problems = [], []
+        lines = size = 0
+        head = tail = b""
+        for offset, block in _plain_blocks(handle, stop):
+            more, bad, seen, _ = parse_lines(block, name, offset=offset, first=lines)
+            records.extend(more)
+            problems.extend(bad)
+            lines += seen
+            size += len(block)
+            if len(head) < _PRINT:
+                head += block[: _PRINT - len(head)]
+            tail = block[-_PRINT:] if len(block) >= _PRINT else (tail + block)[-_PRINT:]
+    if stop.reason:
+        problems.append(Problem(name, 0, stop.reason))
+    elif not records and problems and path.name.endswith(ZSTD_SUFFIXES):
+        problems = [Problem(name, 0, "not a zstd stream")]
+    return Loaded(records, problems, None, None, size, _digest(head, tail))
+
+
+def fingerprint(data: bytes) -> bytes:
+    """A digest of the first and last 64 KB of `data`: any rewrite that moves or changes the
+    bytes of a file changes it (an append after `data` does not)."""
+    return _digest(data[:_PRINT], data[-_PRINT:] if data else b"")
+
+
+def _digest(head: bytes, tail: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(head + b"\0" + tail, digest_size=16).digest()
 
 
 def scan_chunks(path: Path | str, handle: Callable[[memoryview], None]) -> None:
     """Call `handle` with successive runs of whole lines (about 8 MB each, BOM removed) of a
     file, in order, without keeping them: for typed scans that decode a few fields of each line
     (see `dsh.scan_info`). The last run may end without a newline. Memory stays bounded: a plain
-    file is mapped and handed back as it goes, a zstd file is decompressed a run at a time."""
-    path = Path(path)
-    with open(path, "rb") as handle_file:
-        zstd = is_zstd(handle_file.read(4))
-        handle_file.seek(0)
+    file is read a block at a time, a zstd file decompressed a frame at a time."""
+    with open_regular(path) as source:
+        zstd = is_zstd(source.read(4))
+        source.seek(0)
+        stop = _Stop()
         if zstd:
-            _scan_stream(_zstd_reader(handle_file), handle)
+            _scan_stream(_zstd_pieces(source, stop), handle)
             return
-    with _content(path) as (data, release, _, _), memoryview(data) as view:
-        size = len(data)
-        pos = len(BOM) if data[: len(BOM)] == BOM else 0
-        while pos < size:
-            cut = data.find(b"\n", min(pos + _RELEASE_EVERY, size))
-            end = size if cut < 0 else cut + 1
-            handle(view[pos:end])
-            pos = end
-            if release is not None:
-                release(pos)
+        for offset, block in _plain_blocks(source, stop):
+            view = memoryview(block)
+            handle(view[len(BOM) :] if offset == 0 and block.startswith(BOM) else view)
 
 
-def _scan_stream(source: Any, handle: Callable[[memoryview], None]) -> None:
-    """`scan_chunks` over a readable stream: runs cut at the last newline of each read."""
-    import zstandard
-
+def _scan_stream(pieces: Iterable[bytes], handle: Callable[[memoryview], None]) -> None:
+    """`scan_chunks` over decompressed pieces: runs of about 8 MB cut at a newline."""
     carry = b""
     first = True
-    while True:
-        try:
-            chunk = source.read(_RELEASE_EVERY)
-        except zstandard.ZstdError:
-            chunk = b""  # broken data: the full reader reports it; scan what came before
-        if not chunk:
-            break
-        data = carry + chunk
-        if first:
-            data = data.removeprefix(BOM)
-            first = False
-        cut = data.rfind(b"\n")
-        if cut < 0:
-            carry = data
+    batch: list[bytes] = []
+    batched = 0
+    for piece in pieces:
+        batch.append(piece)
+        batched += len(piece)
+        if batched < _BLOCK:
             continue
-        handle(memoryview(data)[: cut + 1])
-        carry = data[cut + 1 :]
-    if carry:
-        handle(memoryview(carry))
+        carry = _hand_over(carry + b"".join(batch), first, handle)
+        first, batch, batched = False, [], 0
+    data = carry + b"".join(batch)
+    if first:
+        data = data.removeprefix(BOM)
+    if data:
+        handle(memoryview(data))
+
+
+def _hand_over(data: bytes, first: bool, handle: Callable[[memoryview], None]) -> bytes:
+    """Give `handle` the whole lines of `data`; return the rest."""
+    if first:
+        data = data.removeprefix(BOM)
+    cut = data.rfind(b"\n")
+    if cut < 0:
+        return data
+    handle(memoryview(data)[: cut + 1])
+    return data[cut + 1 :]
 
 
 def read_head(path: Path | str, max_bytes: int = HEAD_BYTES, max_lines: int = HEAD_LINES) -> Head:
@@ -420,30 +558,45 @@ def read_head(path: Path | str, max_bytes: int = HEAD_BYTES, max_lines: int = HE
     large first message still yields its values.
     """
     path = Path(path)
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         compression = "zstd" if is_zstd(handle.read(4)) else None
         handle.seek(0)
-        try:
-            data, eof = _read_bounded(_zstd_reader(handle) if compression else handle, max_bytes)
-        except Exception:
-            if not compression:
-                raise
-            data, eof = b"", False
-        if compression and not data:
-            compression = None
-            handle.seek(0)
-            data, eof = _read_bounded(handle, max_bytes)
+        stop = _Stop()
+        if compression:
+            pieces = _zstd_pieces(handle, stop, cap=max_bytes * 16)
+            data, eof = _read_bounded(_PieceReader(pieces).read, max_bytes)
+        else:
+            data, eof = _read_bounded(handle.read, max_bytes)
+    if compression and not data and stop.reason:
+        compression = None
     records, problems, lines, _ = parse_lines(data, str(path), limit=None if eof else max_lines)
     return Head([r.value for r in records], lines, eof, compression, problems)
 
 
-def _read_bounded(source: Any, max_bytes: int) -> tuple[bytes, bool]:
-    """At least `max_bytes` from `source` (up to 16× that while no newline came), and whether
+class _PieceReader:
+    """`read(size)` over an iterator of byte pieces."""
+
+    def __init__(self, pieces: Iterator[bytes]) -> None:
+        self._pieces = pieces
+        self._rest = b""
+
+    def read(self, size: int) -> bytes:
+        while len(self._rest) < size:
+            piece = next(self._pieces, None)
+            if piece is None:
+                break
+            self._rest += piece
+        out, self._rest = self._rest[:size], self._rest[size:]
+        return out
+
+
+def _read_bounded(read: Callable[[int], bytes], max_bytes: int) -> tuple[bytes, bool]:
+    """At least `max_bytes` from `read` (up to 16× that while no newline came), and whether
     the end was reached."""
     data = bytearray()
     target, cap = max_bytes, max_bytes * 16
     while True:
-        chunk = source.read(target - len(data))
+        chunk = read(target - len(data))
         if not chunk:
             return bytes(data), True
         data += chunk

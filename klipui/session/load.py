@@ -6,12 +6,14 @@ import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts
 from klipui.session.formats import detect_format
-from klipui.session.jsonl import paused_gc, read_head, read_jsonl
-from klipui.session.model import Event, Session, SessionInfo
+from klipui.session.jsonl import Head, kind_name, paused_gc, read_head, read_jsonl
+from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 
 
 class SessionError(Exception):
@@ -26,8 +28,11 @@ FREEZE_AT = 200_000
 """Records plus events from which a loaded session is moved out of the cyclic GC's reach."""
 
 
-def open_session(path: Path | str) -> Session:
+def open_session(path: Path | str, *, subagents: bool = True) -> Session:
     """Read, sniff and lower the session file at `path` (SessionError when it is not one).
+
+    `subagents`: look for the files of its sub-agents (`Session.subagents`); figures for a
+    listing do without, so that a listing never lists a folder once per session.
 
     A big session (`FREEZE_AT` records plus events or more) is handed to `gc.freeze()`: its
     objects hold no reference cycles, so refcounting still frees them when the session is
@@ -35,13 +40,13 @@ def open_session(path: Path | str) -> Session:
     1,000,000-event session took 4.9 s, a stall of the whole process, each time it ran).
     """
     with paused_gc():
-        session = _open(Path(path))
+        session = _open(Path(path), subagents)
     if len(session.records) + len(session.events) >= FREEZE_AT:
         gc.freeze()
     return session
 
 
-def _open(path: Path) -> Session:
+def _open(path: Path, subagents: bool) -> Session:
     try:
         stat = path.stat()
         loaded = read_jsonl(path)
@@ -50,14 +55,113 @@ def _open(path: Path) -> Session:
     if not loaded.records:
         reason = str(loaded.problems[0]) if loaded.problems else f"{path}: empty file"
         raise SessionError(f"{reason} (no JSON records)" if loaded.problems else reason)
-    module = detect_format([record.value for record in loaded.records[:64]])
+    module = detect_format(sniffed([record.value for record in loaded.records[:256]]))
     if module is None:
         raise SessionError(f"{path}: not a recognised session format")
-    session = module.lower(path, loaded.records, loaded.problems)
+    records, problems = loaded.records, loaded.problems
+    if module.name != "messages":
+        records, problems = _typed_records(path, records, problems)
+    session = lower_tolerant(module, path, records, problems)
     session.raw = loaded.data
     session.compression = loaded.compression
-    session.source_stat = (stat.st_size, stat.st_mtime_ns)
+    size = stat.st_size if loaded.compression else loaded.size
+    session.source_stat = (size, stat.st_mtime_ns)
+    session.source_fingerprint = loaded.fingerprint
+    find = getattr(module, "subagents", None)
+    if subagents and find is not None:
+        session.subagents = find(session)
     return session
+
+
+def odd_type(value: dict[str, Any]) -> bool:
+    """True for a record whose `type` is there but not a string: every agent format but the
+    generic messages one keys on `type`, so such a record is a bad line there."""
+    return "type" in value and type(value["type"]) is not str
+
+
+def sniffed(values: list[Any]) -> list[Any]:
+    """The leading values sniffing should look at: those without an odd `type` (all of them
+    when every one has one: only the generic messages format may then take the file)."""
+    typed = [value for value in values if isinstance(value, dict) and not odd_type(value)]
+    return typed or values
+
+
+def _typed_records(
+    path: Path, records: list[Record], problems: list[Problem]
+) -> tuple[list[Record], list[Problem]]:
+    """`records` without those of an odd `type`, which become problems."""
+    odd = [record for record in records if odd_type(record.value)]
+    if not odd:
+        return records, problems
+    more = [
+        Problem(str(path), r.line, f"its `type` is not a string ({kind_name(r.value['type'])})")
+        for r in odd
+    ]
+    kept = [record for record in records if not odd_type(record.value)]
+    return kept, sorted([*problems, *more], key=lambda problem: problem.line)
+
+
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError)
+"""What lowering raises on a record whose fields have types or shapes it does not expect."""
+MAX_SKIPPED = 50
+"""Records of unexpected shapes skipped before a file is given up as not a session."""
+
+
+def lower_tolerant(
+    module: ModuleType, path: Path, records: list[Record], problems: list[Problem]
+) -> Session:
+    """`module.lower`, skipping each record it cannot lower (a Problem naming its line).
+
+    When lowering fails, the record that makes it fail is found by bisecting on prefixes of
+    the records (the shortest prefix whose lowering fails ends with it), reported and left out;
+    that repeats until the rest lowers (SessionError after `MAX_SKIPPED` such records).
+    """
+    try:
+        return module.lower(path, records, list(problems))
+    except SHAPE_ERRORS:
+        pass
+    kept = list(records)
+    skipped: list[Problem] = []
+    while True:
+        found = _first_failure(module, path, kept)
+        if found is None:
+            break
+        index, error = found
+        record = kept.pop(index)
+        name = type(error).__name__
+        reason = f"a record of a shape klipui cannot read ({name}: {str(error)[:80]}); skipped"
+        skipped.append(Problem(str(path), record.line, reason))
+        if len(skipped) >= MAX_SKIPPED:
+            raise SessionError(f"{path}: too many records of shapes klipui cannot read")
+    merged = sorted([*problems, *skipped], key=lambda problem: problem.line)
+    return module.lower(path, kept, merged)
+
+
+def _first_failure(
+    module: ModuleType, path: Path, records: list[Record]
+) -> tuple[int, Exception] | None:
+    """The index of the record whose addition first makes lowering fail, and the error; None
+    when all of `records` lowers."""
+
+    def failure(count: int) -> Exception | None:
+        try:
+            module.lower(path, records[:count], [])
+        except SHAPE_ERRORS as error:
+            return error
+        return None
+
+    error = failure(len(records))
+    if error is None:
+        return None
+    low, high = 0, len(records)  # lowering the first `high` records fails
+    while high - low > 1:
+        middle = (low + high) // 2
+        found = failure(middle)
+        if found is None:
+            low = middle
+        else:
+            high, error = middle, found
+    return high - 1, error
 
 
 def read_info(path: Path | str) -> SessionInfo:
@@ -70,11 +174,15 @@ def read_info(path: Path | str) -> SessionInfo:
         return SessionInfo(path=path, format=None, problem=error.strerror or str(error))
     if head.complete or not head.lines:
         # The whole file was read, or its first line is longer than the head: read it all.
-        return exact_info(path)
-    module = detect_format(head.values)
+        return _exact(path, stat, head)
+    values = sniffed(head.values)
+    module = detect_format(values)
     if module is None:
         return _unknown(path, stat.st_size, stat.st_mtime)
-    info = module.info(path, head.values)
+    try:
+        info = module.info(path, head.values if module.name == "messages" else values)
+    except SHAPE_ERRORS:
+        return exact_info(path)  # a head of unexpected shapes: the full read decides
     info.bytes = stat.st_size
     info.updated = stat.st_mtime  # the head's records are the oldest; the mtime is fresher
     info.exact = False
@@ -90,15 +198,20 @@ def exact_info(path: Path | str) -> SessionInfo:
         head = read_head(path)
     except OSError as error:
         return SessionInfo(path=path, format=None, problem=error.strerror or str(error))
-    module = detect_format(head.values)
+    return _exact(path, stat, head)
+
+
+def _exact(path: Path, stat: os.stat_result, head: Head) -> SessionInfo:
+    """`exact_info` once the file's stat and head are read."""
+    module = detect_format(sniffed(head.values))
     scan = getattr(module, "scan_info", None)
     if scan is not None:
         try:
             return scan(path)
-        except (ValueError, OSError):
+        except (OSError, *SHAPE_ERRORS):
             pass  # an odd shape: the full read below decides
     try:
-        session = open_session(path)
+        session = open_session(path, subagents=False)
     except SessionUnreadable as error:
         return SessionInfo(path=path, format=None, problem=str(error).removeprefix(f"{path}: "))
     except SessionError as error:

@@ -13,6 +13,10 @@ from pathlib import Path
 from typing import Any
 
 
+class SourceChanged(ValueError):
+    """The session's file changed since it was read (not only appended to): open it again."""
+
+
 @dataclass(slots=True, frozen=True)
 class Problem:
     """Something wrong met while reading a file; the rest of the file still loads."""
@@ -133,7 +137,9 @@ class Session:
     """The decompressed content that `Record.offset/length` index: set for zstd files; for plain
     files None until `record_bytes` first needs it (the offsets index the file itself)."""
     source_stat: tuple[int, int] | None = None
-    """(size, mtime_ns) of the file when it was read."""
+    """(size, mtime_ns) of the file when it was read (size: the bytes read)."""
+    source_fingerprint: bytes | None = None
+    """`jsonl.fingerprint` of the bytes read of a plain file."""
 
     def record_bytes(self, index: int) -> bytes:
         """The native bytes of record `index`, without newline.
@@ -152,14 +158,24 @@ class Session:
         return orjson.dumps(record.value)
 
     def _reread(self) -> bytes:
+        """The file's first `source_stat` bytes, once more (`SourceChanged` when the file is no
+        longer what was read: shorter, rewritten in place, or rewritten longer rather than
+        appended to, which the fingerprint of its first and last 64 KB shows)."""
         import os
 
-        with open(self.path, "rb") as handle:
+        from klipui.session.files import open_regular
+        from klipui.session.jsonl import fingerprint
+
+        with open_regular(self.path) as handle:
             stat = os.fstat(handle.fileno())
             size, mtime = self.source_stat or (0, 0)
             if stat.st_size < size or (stat.st_size == size and stat.st_mtime_ns != mtime):
-                raise ValueError(f"{self.path}: changed since it was read; open it again")
-            return handle.read(size)
+                raise SourceChanged(f"{self.path}: changed since it was read; open it again")
+            data = handle.read(size)
+        expected = self.source_fingerprint
+        if len(data) < size or (expected is not None and fingerprint(data) != expected):
+            raise SourceChanged(f"{self.path}: changed since it was read; open it again")
+        return data
 
     @property
     def header_events(self) -> list[Event]:

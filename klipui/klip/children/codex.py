@@ -83,8 +83,8 @@ def _item(value: dict[str, Any]) -> tuple[str | None, str | None]:
     if value.get("type") != "response_item" or not isinstance(value.get("payload"), dict):
         return None, None
     payload = value["payload"]
-    call_id = payload.get("call_id")
-    return payload.get("type"), call_id if isinstance(call_id, str) else None
+    kind, call_id = payload.get("type"), payload.get("call_id")
+    return kind if isinstance(kind, str) else None, call_id if isinstance(call_id, str) else None
 
 
 def _complete_pairs(values: list[Any], kept: set[int], notes: list[str]) -> set[int]:

@@ -11,7 +11,9 @@ An adapter module exposes:
 - `raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]`: the native lines
   (without newline) for the kept events, untouched records copied byte for byte;
 - optionally `scan_info(path: Path) -> SessionInfo`: exact figures from a typed scan, without
-  lowering (`load.exact_info` prefers it; dsh has one).
+  lowering (`load.exact_info` prefers it; dsh has one);
+- optionally `subagents(session: Session) -> list[Path]`: files of sub-agent sessions beside it
+  (looked up by `open_session`, never while listing: that would list a folder per session).
 
 The lowering contract, shared by every format so that the clip engine and the app see one shape:
 
@@ -68,6 +70,9 @@ def detect_format(values: Sequence[Any]) -> ModuleType | None:
     if not head:
         return None
     for module in adapters():
-        if module.sniff(head):
-            return module
+        try:
+            if module.sniff(head):
+                return module
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError):
+            continue  # fields of unexpected types: not this format
     return None

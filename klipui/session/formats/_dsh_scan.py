@@ -93,11 +93,12 @@ class _Scan:
     def __call__(self, chunk: memoryview) -> None:
         try:
             values = self.decoder.decode_lines(chunk)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             values = []
             for line in bytes(chunk).split(b"\n"):
                 if line.strip():
-                    with contextlib.suppress(msgspec.DecodeError):  # the full reader reports it
+                    # A line of another shape or nested too deeply: the full reader reports it.
+                    with contextlib.suppress(msgspec.DecodeError, RecursionError):
                         values.append(self.decoder.decode(line))
         for value in values:
             self._line(value)
@@ -122,7 +123,7 @@ class _Scan:
             members = len(deltas) if isinstance(deltas, list) else 0
             self.events += members
             if value.time0 is not None and members:
-                steps = data.dt if isinstance(data.dt, list) else []
+                steps = [d for d in data.dt if type(d) is int] if isinstance(data.dt, list) else []
                 self._time(value.time0)
                 self._time(value.time0 + sum(steps[: members - 1]))
             return

@@ -198,7 +198,8 @@ class EventLog(TurnBook):
         }
         if usage is not None:
             data["usage"] = usage
-        self._stop, self._stop_detail = stop, stop_detail
+        self._stop = stop if isinstance(stop, str) else None
+        self._stop_detail = stop_detail
         calls = any(block.get("type") == "tool-call" for block in content)
         self._answered = not calls and stop != "toolUse"
         return self.add("assistant/message", data, time=time, origin=origin)

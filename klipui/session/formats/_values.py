@@ -147,3 +147,8 @@ def raw_lines(session: Session, indexes: Sequence[int]) -> dict[int, bytes]:
             handle.seek(record.offset)
             out[index] = handle.read(record.length)
     return out
+
+
+def text_or_none(value: Any) -> str | None:
+    """`value` when it is a string, else None (a header field of another type is no text)."""
+    return value if isinstance(value, str) else None

@@ -42,6 +42,7 @@ from typing import Any
 import orjson
 
 from klipui.session.blocks import first_line
+from klipui.session.files import open_regular
 from klipui.session.formats._native import ORIGINS, EventBuilder, kept_records, project_name
 from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines
 from klipui.session.jsonl import paused_gc
@@ -643,8 +644,12 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
         title=lowerer.title,
         cwd=lowerer.cwd,
         session_id=lowerer.session_id,
-        subagents=subagent_files(Path(path), lowerer.session_id),
     )
+
+
+def subagents(session: Session) -> list[Path]:
+    """The sub-agent transcripts of a lowered session (see `subagent_files`)."""
+    return subagent_files(Path(session.path), session.session_id)
 
 
 def _turn_prompt(events: Sequence[Event]) -> str:
@@ -691,7 +696,7 @@ def subagent_files(path: Path, session_id: str | None) -> list[Path]:
 
 def _first_session_id(path: Path) -> str | None:
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             line = handle.readline(1 << 20)
         value = orjson.loads(line)
     except (OSError, orjson.JSONDecodeError):

@@ -39,7 +39,13 @@ import orjson
 
 from klipui.session.blocks import first_line
 from klipui.session.formats._native import ORIGINS, EventBuilder, kept_records, project_name
-from klipui.session.formats._values import data_url_image, iso_ms, json_text, raw_lines
+from klipui.session.formats._values import (
+    data_url_image,
+    iso_ms,
+    json_text,
+    raw_lines,
+    text_or_none,
+)
 from klipui.session.jsonl import paused_gc
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
@@ -192,7 +198,8 @@ class _Lowerer:
             if (
                 value.get("type") == "response_item"
                 and isinstance(payload, dict)
-                and payload.get("type") in _OUTPUTS
+                and isinstance(payload.get("type"), str)
+                and payload["type"] in _OUTPUTS
                 and isinstance(payload.get("call_id"), str)
             ):
                 self.output_line.setdefault(payload["call_id"], index)
@@ -243,7 +250,7 @@ class _Lowerer:
     def item(
         self, index: int, value: dict[str, Any], payload: dict[str, Any], time: int | None
     ) -> None:
-        sub = payload.get("type")
+        sub = payload.get("type") if isinstance(payload.get("type"), str) else None
         role = payload.get("role")
         if sub == "message" and role != "assistant":
             self.user_message(index, payload, time)
@@ -381,8 +388,8 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
             turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
     meta = lowerer.header.get("payload") if lowerer.header else None
     meta = meta if isinstance(meta, dict) else {}
-    cwd = meta.get("cwd")
-    session_id = meta.get("id")
+    cwd = text_or_none(meta.get("cwd"))
+    session_id = text_or_none(meta.get("id"))
     return Session(
         path=Path(path),
         format=name,

@@ -25,6 +25,7 @@ import orjson
 
 from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts, first_line, iter_block_texts
+from klipui.session.formats._values import text_or_none
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -65,11 +66,22 @@ def sniff(values: Sequence[Any]) -> bool:
 
 
 def expand_row(value: dict[str, Any], origin: int | None = None) -> list[Event]:
-    """The `assistant/chunk` member events of a packed row."""
-    data = value.get("data") or {}
+    """The `assistant/chunk` member events of a packed row (ValueError for a row of another
+    shape: `data` not an object, `seq0` not an integer, deltas or steps not arrays)."""
+    data = value.get("data")
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ValueError("`data` is not an object")
     kind = CHUNK_ROWS[value["type"]]
     seq0 = value["seq0"]
+    if not isinstance(seq0, int) or isinstance(seq0, bool):
+        raise ValueError("`seq0` is not an integer")
     time0 = value.get("time0")
+    if time0 is not None and not isinstance(time0, int | float):
+        time0 = None
+    for key in ("args", "texts", "dt"):
+        if data.get(key) is not None and not isinstance(data[key], list):
+            raise ValueError(f"`data.{key}` is not an array")
     turn, step, index = data.get("turn"), data.get("step"), data.get("index")
     if kind == "tool-call-delta":
         deltas = data.get("args") or ()
@@ -121,18 +133,19 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
         if kind in CHUNK_ROWS and "seq0" in value:
             try:
                 events.extend(expand_row(value, index))
-            except (TypeError, KeyError) as error:
+            except (TypeError, KeyError, ValueError) as error:
                 problems.append(Problem(spath, record.line, f"bad {kind} row: {error}"))
             continue
         if not isinstance(kind, str) or not isinstance(value.get("seq"), int):
             problems.append(Problem(spath, record.line, "not a SessionEvent (no type or seq)"))
             continue
         data = value.get("data")
+        time = value.get("time")
         events.append(
             Event(
                 kind,
                 value["seq"],
-                value.get("time"),
+                time if isinstance(time, int | float) and not isinstance(time, bool) else None,
                 data if isinstance(data, dict) else {},
                 value.get("sourceEventSeqs"),
                 value.get("surfaceOp"),
@@ -151,9 +164,9 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
         problems=problems,
     )
     if header is not None:
-        session.cwd = header.get("cwd")
-        session.session_id = header.get("id")
-        session.parent = header.get("parentSession")
+        session.cwd = text_or_none(header.get("cwd"))
+        session.session_id = text_or_none(header.get("id"))
+        session.parent = text_or_none(header.get("parentSession"))
     session.title = latest_title(events)
     return session
 
@@ -195,8 +208,9 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
             continue
         kind = value.get("type")
         if kind in CHUNK_ROWS:
-            data = value.get("data") or {}
-            events += len(data.get("texts") or data.get("args") or ())
+            data = value.get("data")
+            deltas = data.get("texts") or data.get("args") if isinstance(data, dict) else None
+            events += len(deltas) if isinstance(deltas, list) else 0
             continue
         events += 1
         if isinstance(value.get("time"), int):
@@ -211,7 +225,7 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
         if kind in ("user/message", "assistant/message", "tool/call", "tool/result"):
             event = Event(kind, 0, data=data)
             tokens += sum(estimate_tokens(text) for text in event_texts(event))
-    cwd = header.get("cwd")
+    cwd = text_or_none(header.get("cwd"))
     created = header.get("createdAt")
     return SessionInfo(
         path=path,
@@ -221,8 +235,8 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
         first_prompt=prompt,
         project=project_name(cwd),
         cwd=cwd,
-        session_id=header.get("id"),
-        parent=header.get("parentSession"),
+        session_id=text_or_none(header.get("id")),
+        parent=text_or_none(header.get("parentSession")),
         started=created / 1000 if isinstance(created, int | float) else None,
         updated=last_time / 1000 if last_time is not None else None,
         turns=turns,
