@@ -88,8 +88,11 @@ class IntervalBar(Vertical):
             self.error = error
             self.warnings = []
             self.input.add_class("-invalid")
-            caret = " " * (self.caret_offset + error.column - 1) + "^"
-            error_box.update(Text(f"{caret}\n{error.message}"))
+            if error.column <= self.input.content_region.width:
+                caret = " " * (self.caret_offset + error.column - 1) + "^"
+                error_box.update(Text(f"{caret}\n{error.message}"))
+            else:
+                error_box.update(Text(f"column {error.column:,}: {error.message}"))
             warn_box.update("")
             summary.update("")
             return
