@@ -389,3 +389,19 @@ def test_64k_clauses_parse_resolve_and_warn() -> None:
     assert len(selection.includes) == len(selection.excludes) == count // 2
     assert selection.turns(count) == list(range(1, count + 1, 2))
     assert len(selection.warnings(count)) == count // 2  # no exclude meets a selected turn
+
+
+@pytest.mark.parametrize(
+    "text", ["1," * 300 + "x" + ",2" * 300, "1.. " + "9" * 5000, "x" + "1" * 300]
+)
+def test_long_text_renders_a_window_with_the_caret_under_the_column(text: str) -> None:
+    with pytest.raises(KIntervalError) as caught:
+        parse_interval(text)
+    error = caught.value
+    line, caret, message = error.render().splitlines()
+    assert len(line) <= 82 and message == error.message
+    column = caret.index("^")
+    offender = text[error.column - 1]
+    assert line[column] == offender
+    before = line[:column].lstrip("…")
+    assert text[: error.column - 1].endswith(before)

@@ -66,10 +66,18 @@ class KIntervalError(ValueError):
         shown = text if len(text) <= 80 else text[:77] + "..."
         super().__init__(f"invalid selection {shown!r}, column {column}: {message}")
 
-    def render(self) -> str:
-        """The text, a caret under the offending column, and the message (three lines)."""
-        line = "".join(char if char.isprintable() else " " for char in self.text)
-        return f"{line}\n{' ' * (self.column - 1)}^\n{self.message}"
+    def render(self, width: int = 80) -> str:
+        """The text (at most `width` characters of it around the column, `…` where cut), a caret
+        under the offending column, and the message (three lines)."""
+        start = max(0, min(self.column - 1 - width // 2, len(self.text) - width))
+        shown = self.text[start : start + width]
+        line = "".join(char if char.isprintable() else " " for char in shown)
+        caret = self.column - 1 - start
+        if start:
+            line, caret = "…" + line, caret + 1
+        if start + width < len(self.text):
+            line += "…"
+        return f"{line}\n{' ' * caret}^\n{self.message}"
 
 
 @dataclass(frozen=True, slots=True)
