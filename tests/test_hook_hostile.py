@@ -181,3 +181,48 @@ def test_reply_count_equals_input_count(batch: list[str]) -> None:
             continue
         if isinstance(record, dict) and record != json.loads(line):
             assert set(json.loads(line)) <= set(record)
+
+
+def _hook_process(tmp_path: Path, *args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    return subprocess.Popen(
+        [sys.executable, "-m", "klipui", "hook", "--spill-dir", str(tmp_path / "spill"), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=env,
+    )
+
+
+def test_a_bad_config_file_passes_every_line_through_and_exits_2_at_eof(tmp_path: Path) -> None:
+    (tmp_path / ".klipui.toml").write_text("[shrink]\nmax_chars = 'lots'\n")
+    process = _hook_process(tmp_path)
+    assert process.stdin and process.stdout and process.stderr
+    for line in (_good().encode(), b"not json", DEEP.encode()):
+        process.stdin.write(line + b"\n")
+        process.stdin.flush()
+        assert process.stdout.readline() == line + b"\n"
+        assert process.poll() is None
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert err.decode().count("\n") == 1 and "max_chars must be" in err.decode()
+
+
+def test_odd_line_endings_and_bytes_come_back_line_for_line(tmp_path: Path) -> None:
+    lines = [
+        b"",
+        b"   ",
+        b"\xff\xfe not utf-8 and not json",
+        b'{"llm_content": "crlf"}\r',
+        b'{"llm_content": "last line, no newline"}',
+    ]
+    process = _hook_process(tmp_path)
+    out, err = process.communicate(b"\n".join(lines), timeout=60)
+    assert process.returncode == 0
+    replies = out.split(b"\n")
+    assert replies[-1] == b"" and len(replies) - 1 == len(lines)
+    assert replies[:3] == lines[:3]
+    assert json.loads(replies[3]) == {"llm_content": "crlf", "truncated": False}
+    assert json.loads(replies[4])["llm_content"] == "last line, no newline"
+    assert err.decode().count("stdin line 3:") == 1
