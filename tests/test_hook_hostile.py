@@ -226,3 +226,25 @@ def test_odd_line_endings_and_bytes_come_back_line_for_line(tmp_path: Path) -> N
     assert json.loads(replies[3]) == {"llm_content": "crlf", "truncated": False}
     assert json.loads(replies[4])["llm_content"] == "last line, no newline"
     assert err.decode().count("stdin line 3:") == 1
+
+
+any_chars = st.characters(blacklist_categories=())  # surrogates included
+texts_with_surrogates = st.text(any_chars, max_size=50) | st.lists(
+    st.text(any_chars, max_size=30), min_size=1, max_size=40
+).map("\n".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts_with_surrogates, st.sampled_from([None, "bash", "x\ud800"]))
+def test_reply_is_always_utf8_json_and_unshrunk_text_comes_back_exactly(
+    text: str, tool: str | None
+) -> None:
+    line = json.dumps({"llm_content": text, "tool": tool})  # escapes lone surrogates as JS does
+    answer = reply(line, HookConfig(max_chars=200, spill=False))
+    record = json.loads(answer.decode("utf-8"))  # strict: valid UTF-8
+    assert record["tool"] == tool
+    if record["truncated"] is False:
+        assert record["llm_content"] == text
+    else:
+        assert len(record["llm_content"]) <= 200
+        assert not any("\ud800" <= c <= "\udfff" for c in record["llm_content"])
