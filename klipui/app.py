@@ -177,8 +177,11 @@ def context_actions(screen: Screen) -> list[tuple[str, str, object, str]]:
 
 
 def resolve_sources(paths: Sequence[str], demo: bool) -> Sources:
-    """The sources for the command line; a path that does not exist is a usage error."""
-    from klipui.cli import UsageError
+    """The sources for the command line; a path that does not exist is an input error."""
+    import glob
+    import os
+
+    from klipui.cli import InputError
 
     if demo:
         return Sources(demo=True)
@@ -188,9 +191,10 @@ def resolve_sources(paths: Sequence[str], demo: bool) -> Sources:
         if path.exists():
             resolved.append(path)
             continue
-        matches = sorted(Path().glob(raw)) if any(c in raw for c in "*?[") else []
-        if not matches:
-            raise UsageError(f"{raw}: no such file or folder")
+        pattern = os.path.expanduser(raw)
+        matches = [Path(m) for m in sorted(glob.glob(pattern, recursive=True))]
+        if not glob.has_magic(pattern) or not matches:
+            raise InputError(f"{raw}: no such file or folder")
         resolved.extend(matches)
     return Sources(paths=resolved)
 

@@ -166,7 +166,11 @@ def test_output_to_a_folder_writes_the_child_inside_it(exists, tmp_path, capsys)
     out = tmp_path / "out"
     if exists:
         out.mkdir()
-    assert main(["klip", str(parent), "1", "-o", str(out) + ("" if exists else "/")]) == 0
+    args = ["klip", str(parent), "1", "-o", str(out) + ("" if exists else "/")]
+    if not exists:
+        assert main(args) == 1  # a missing folder is refused, as cp does
+        assert "--parents" in capsys.readouterr().err and not out.exists()
+    assert main([*args, "--parents"] if not exists else args) == 0
     (child,) = out.iterdir()
     assert f"written: {child}" in capsys.readouterr().out
     assert child.suffix == ".jsonl" and [t.prompt for t in open_session(child).turns] == [

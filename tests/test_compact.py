@@ -156,7 +156,9 @@ def test_compact_output_into_a_folder(tmp_path, capsys):
     out = tmp_path / "children"
     spill = str(tmp_path / "spill")
     args = ["compact", str(parent), "--max-chars", "3000", "--spill-dir", spill, "-o", f"{out}/"]
-    assert main(args) == 0
+    assert main(args) == 1  # a missing folder is refused, as cp does
+    assert "--parents" in capsys.readouterr().err and not out.exists()
+    assert main([*args, "--parents"]) == 0
     capsys.readouterr()
     (child,) = out.iterdir()
     assert child.name.endswith(".jsonl") and child.name != parent.name

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import klipui.klip.interval
 from klipui.klip import KInterval, KIntervalError, parse_interval
+from klipui.klip.interval import MAX_DIGITS, MAX_TEXT_CHARS
 
 
 def resolve(text: str, n: int = 10) -> list[tuple[int, int]]:
@@ -278,3 +283,125 @@ def test_from_turns_selects_exactly_its_turns(turns: set[int]) -> None:
     assert selection.turns(40) == sorted(turns)
     assert parse_interval(str(selection)) == selection
     assert not selection.excludes
+
+
+# --- the grammar, limits and hostile text (issue 11 item 7) ----------------------------------
+
+
+@functools.cache
+def _lark() -> Any:
+    from lark import Lark
+
+    grammar = Path(klipui.klip.interval.__file__).with_name("kinterval.lark")
+    return Lark(grammar.read_text(encoding="utf-8"), parser="lalr", maybe_placeholders=True)
+
+
+def _lark_pairs(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    """Parse with the lark grammar in kinterval.lark: the specification of the hand parser."""
+    from lark import Token, Tree
+
+    out: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+    for clause in _lark().parse(text).children:
+        if clause is None:
+            continue
+        assert isinstance(clause, Tree)
+        span = clause.children[-1]
+        assert isinstance(span, Tree)
+        numbers = [
+            int("".join(str(t) for t in child.children if isinstance(t, Token)))
+            for child in span.children
+            if isinstance(child, Tree)
+        ]
+        match str(span.data):
+            case "single":
+                pair = (numbers[0], numbers[0])
+            case "closed":
+                pair = (numbers[0], numbers[1])
+            case "open_end":
+                pair = (numbers[0], -1)
+            case "open_start":
+                pair = (1, numbers[0])
+            case _:
+                assert span.data == "whole"
+                pair = (1, -1)
+        out[len(clause.children) == 2].append(pair)
+    return tuple(out[0]), tuple(out[1])
+
+
+grammar_texts = st.text(alphabet=list("0123456789-.,  notN\tx"), max_size=24) | selection_texts
+
+
+@settings(max_examples=600, deadline=None)
+@given(grammar_texts)
+def test_the_parser_reads_exactly_the_lark_grammar(text: str) -> None:
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        expected = _lark_pairs(text)
+    except UnexpectedInput:
+        expected = None
+    try:
+        selection = parse_interval(text)
+    except KIntervalError:
+        assert expected is None, text
+    else:
+        assert expected == (selection.includes, selection.excludes), text
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(max_size=60) | grammar_texts.map(lambda t: t * 3))
+def test_any_text_parses_or_raises_kinterval_error(text: str) -> None:
+    try:
+        selection = parse_interval(text)
+    except KIntervalError as error:
+        assert 1 <= error.column <= len(text) + 1
+        assert error.message
+        assert len(error.render().splitlines()) == 3
+        return
+    assert parse_interval(str(selection)) == selection
+    for n in (0, 1, 7):
+        selection.resolve(n)
+        selection.warnings(n)
+
+
+def test_a_number_of_thousands_of_digits_is_an_error_with_a_column() -> None:
+    for text in ("1" * 5000, "3.." + "9" * 4301, "1, not -" + "7" * 10_000):
+        with pytest.raises(KIntervalError) as caught:
+            parse_interval(text)
+        assert caught.value.column == text.index(text[-1] * 101) + 1
+        assert "turn number too long" in caught.value.message
+    assert parse_interval("1.." + "9" * MAX_DIGITS).resolve(4) == [(1, 4)]
+
+
+def test_text_over_the_length_bound_is_refused_with_a_clear_message() -> None:
+    text = "1," * (MAX_TEXT_CHARS // 2) + "1"
+    with pytest.raises(KIntervalError) as caught:
+        parse_interval(text)
+    assert f"at most {MAX_TEXT_CHARS:,}" in caught.value.message
+    assert caught.value.column == MAX_TEXT_CHARS + 1
+    assert len(str(caught.value)) < 300
+
+
+def test_64k_clauses_parse_resolve_and_warn() -> None:
+    count = 64_000
+    text = ", ".join(str(i) if i % 2 else f"not {i}" for i in range(1, count + 1))
+    selection = parse_interval(text)
+    assert len(selection.includes) == len(selection.excludes) == count // 2
+    assert selection.turns(count) == list(range(1, count + 1, 2))
+    assert len(selection.warnings(count)) == count // 2  # no exclude meets a selected turn
+
+
+@pytest.mark.parametrize(
+    "text", ["1," * 300 + "x" + ",2" * 300, "1.. " + "9" * 5000, "x" + "1" * 300]
+)
+def test_long_text_renders_a_window_with_the_caret_under_the_column(text: str) -> None:
+    with pytest.raises(KIntervalError) as caught:
+        parse_interval(text)
+    error = caught.value
+    line, caret, message = error.render().splitlines()
+    assert len(line) <= 82 and message == error.message
+    column = caret.index("^")
+    offender = text[error.column - 1]
+    assert line[column] == offender
+    before = line[:column].lstrip("…")
+    assert text[: error.column - 1].endswith(before)

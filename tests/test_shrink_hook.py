@@ -203,10 +203,12 @@ def test_out_of_range_config_names_the_file_and_key(
     with pytest.raises(ConfigError, match=where):
         load_config(tmp_path)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"llm_content": "x"}\n')))
+    line = b'{"llm_content": "x", "tool": 3}\n'
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(line * 2)))
     assert main(["hook"]) == 2
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert re.search(where, err) and "--max-chars" not in err
+    assert out == (line * 2).decode()  # the agent still gets every line back, unchanged
 
 
 def test_out_of_range_flag_names_the_flag(
@@ -215,6 +217,8 @@ def test_out_of_range_flag_names_the_flag(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"llm_content": "x"}\n')))
     assert main(["hook", "--max-chars", "10"]) == 2
-    assert "--max-chars must be 0 (no limit) or at least 80" in capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert "--max-chars must be 0 (no limit) or at least 80" in err
+    assert out == '{"llm_content": "x"}\n'
     assert main(["hook", "--max-lines", "-1"]) == 2
     assert "--max-lines" in capsys.readouterr().err

@@ -367,11 +367,16 @@ def test_cli_bad_input(
 
 @pytest.mark.parametrize(
     "args",
-    [["--max-chars", "10"], ["--only", "nope"], ["--reducers", "/nonexistent"], ["/no/such/file"]],
+    [["--max-chars", "10"], ["--only", "nope"], ["--reducers", "/nonexistent"]],
 )
 def test_cli_usage_errors(args: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     assert main(["shrink", "--no-spill", *args]) == 2
     assert b"klipui:" in capsysbinary.readouterr().err
+
+
+def test_cli_missing_file_is_exit_1(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    assert main(["shrink", "--no-spill", "/no/such/file"]) == 1
+    assert b"klipui: /no/such/file: no such file" in capsysbinary.readouterr().err
 
 
 def test_cli_spill_show_ls_prune(

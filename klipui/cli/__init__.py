@@ -10,8 +10,10 @@ that subcommand's module (`klipui hook` is run once per tool result by agents).
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -20,6 +22,27 @@ from klipui import __version__
 
 class UsageError(Exception):
     """A command line that cannot be carried out as written (exit 2)."""
+
+
+class InputError(Exception):
+    """An input that does not exist or cannot be read (exit 1, as everywhere)."""
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def unknown_command(argument: str, commands: Sequence[str]) -> str | None:
+    """The complaint for a first argument that looks like a mistyped subcommand (a plain word
+    that names no existing path), else None."""
+    if not _WORD.fullmatch(argument) or os.path.lexists(argument):
+        return None
+    close = difflib.get_close_matches(argument, commands, n=2, cutoff=0.6)
+    if close:
+        return f"unknown command {argument!r}; did you mean {' or '.join(close)}?"
+    return (
+        f"unknown command {argument!r} (commands: {', '.join(commands)}); "
+        f"to open a file of that name, write ./{argument}"
+    )
 
 
 def command_names() -> list[str]:
@@ -46,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     commands = command_names()
     if not args_list or args_list[0] not in {*commands, "-h", "--help", "--version"}:
+        complaint = unknown_command(args_list[0], commands) if args_list else None
+        if complaint:
+            print(f"klipui: {complaint}", file=sys.stderr)
+            return 2
         args_list = ["app", *args_list]
     parser, _ = build_parser(args_list[0] if args_list[0] in commands else None)
     args = parser.parse_args(args_list)
@@ -56,6 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(clean_text(f"klipui: {error}"), file=sys.stderr)
         return 2
+    except InputError as error:
+        print(f"klipui: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

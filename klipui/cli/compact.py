@@ -13,6 +13,7 @@ import sys
 
 from klipui.cli import UsageError
 from klipui.cli._notice import fail, progress, say
+from klipui.cli._output import add_parents_flag, output_problem
 
 DEFAULT_MAX_CHARS = 8_000
 """The engine's default (`klipui.klip.compact.DEFAULT_MAX_CHARS`, a test keeps them equal),
@@ -39,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--spill-dir", metavar="DIR", help="keep the originals here")
     parser.add_argument("--dry-run", action="store_true", help="report only; write nothing")
     parser.add_argument("-o", "--output", metavar="PATH", help="write the child here instead")
+    add_parents_flag(parser)
     parser.add_argument(
         "--force",
         action="store_true",
@@ -52,12 +54,16 @@ def run(args: argparse.Namespace) -> int:
     from klipui.cli._render import print_json
     from klipui.klip.child import ClipError, write_child
     from klipui.klip.compact import plan_compact
-    from klipui.shrink import FileSpillStore
     from klipui.shrink.pipeline import MIN_CHARS
+    from klipui.shrink.spill import DryRunSpillStore, FileSpillStore, SpillStore
 
     if args.max_chars < MIN_CHARS:
         raise UsageError(f"--max-chars must be at least {MIN_CHARS}")
-    store = FileSpillStore(args.spill_dir, max_age=float("inf"))
+    if args.output and (problem := output_problem(args.output, args.parents)):
+        return fail(problem)
+    store: SpillStore = FileSpillStore(args.spill_dir, max_age=float("inf"))
+    if args.dry_run:
+        store = DryRunSpillStore()  # the locators the originals would get; nothing written
     try:
         with progress(f"compacting {args.session}…"):
             compacted = plan_compact(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from klipui.cli._output import add_parents_flag, output_problem
+
 SHAPES = ("anthropic", "openai")
 MAX_WARNINGS = 5
 
@@ -31,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (a new file) instead of stdout"
     )
+    add_parents_flag(parser)
     parser.set_defaults(func=run)
 
 
@@ -46,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
     from klipui.session.formats._values import dumps_json
     from klipui.session.jsonl import write_new
 
+    if args.output and (problem := output_problem(args.output, args.parents)):
+        print(f"klipui: {problem}", file=sys.stderr)
+        return 1
     if args.output and Path(args.output).exists():
         return fail(f"{args.output}: already exists (not overwritten)")
     with LazyProgress(f"Exporting {Path(args.session).name}") as progress:

@@ -1,4 +1,11 @@
-"""`klipui hook`: the agent hook as a JSON-lines filter (one tool result a line in, one out)."""
+"""`klipui hook`: the agent hook as a JSON-lines filter (one tool result a line in, one out).
+
+An agent waits for the reply to each line, so the filter never stops early: every input line
+gets exactly one reply line, in order, until stdin ends. A line that cannot be handled (not JSON,
+not an object, wrong field types, too deeply nested, any failure while shrinking) is written back
+unchanged, byte for byte, with one line on stderr. A bad setting (flag or config file) is
+reported on stderr once; every line then passes through unchanged and the exit status is 2.
+"""
 
 from __future__ import annotations
 
@@ -52,30 +59,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     import logging
     import sys
 
-    from klipui.cli import UsageError
-    from klipui.shrink.hook import (
-        ConfigError,
-        apply_to_record,
-        load_config,
-        on_tool_result,
-        result_from_record,
-    )
+    from klipui.shrink.hook import ConfigError, HookConfig, load_config, reply
     from klipui.shrink.pipeline import MIN_CHARS
 
     logging.basicConfig(level=logging.WARNING, format="klipui hook: %(message)s", stream=sys.stderr)
+    config, problem = HookConfig(truncation=False), ""
     for flag, value in (
         ("--max-chars", args.max_chars),
         ("--max-lines", args.max_lines),
         ("--max-line-chars", args.max_line_chars),
     ):
         if value is not None and value < 0:
-            raise UsageError(f"{flag} must be 0 (no limit) or positive")
+            problem = problem or f"{flag} must be 0 (no limit) or positive"
     if args.max_chars is not None and 0 < args.max_chars < MIN_CHARS:
-        raise UsageError(f"--max-chars must be 0 (no limit) or at least {MIN_CHARS}")
+        problem = problem or f"--max-chars must be 0 (no limit) or at least {MIN_CHARS}"
     overrides = {
         "max_chars": args.max_chars,
         "max_lines": args.max_lines,
@@ -85,27 +85,30 @@ def run(args: argparse.Namespace) -> int:
         "spill": False if args.no_spill else None,
         "truncation": False if args.no_truncation else None,
     }
-    try:
-        config = load_config(args.project, overrides)
-    except ConfigError as error:
-        raise UsageError(str(error)) from error
-    stdin = sys.stdin.buffer
-    stdout = sys.stdout
-    for number, raw in enumerate(stdin, 1):
-        line = raw.decode("utf-8", "replace").rstrip("\r\n")
-        if not line.strip():
-            stdout.write("\n")
-            continue
+    if not problem:
         try:
-            record = json.loads(line)
-            if not isinstance(record, dict):
-                raise ConfigError("not a JSON object")
-            result, camel = result_from_record(record)
-            shrunk = on_tool_result(result, config)
-            out = json.dumps(apply_to_record(record, shrunk, camel), ensure_ascii=False)
-        except (ValueError, ConfigError) as error:
-            print(f"klipui hook: stdin line {number}: {error}; passed through", file=sys.stderr)
-            out = line
-        stdout.write(out + "\n")
+            config = load_config(args.project, overrides)
+        except ConfigError as error:
+            problem = str(error)
+    if problem:
+        print(f"klipui hook: {problem}; passing every line through unchanged", file=sys.stderr)
+        sys.stderr.flush()
+    stdout = sys.stdout.buffer
+    for number, raw in enumerate(sys.stdin.buffer, 1):
+        body = raw.rstrip(b"\r\n") if raw.endswith(b"\n") else raw
+        out = body
+        if body.strip() and config.truncation:
+            try:
+                out = reply(body.decode("utf-8", "replace"), config)
+            except Exception as error:  # every line gets a reply, whatever went wrong
+                why = "".join(c if c.isprintable() else "?" for c in str(error)[:200])
+                print(
+                    f"klipui hook: stdin line {number}: {why or type(error).__name__};"
+                    " passed through unchanged",
+                    file=sys.stderr,
+                )
+                sys.stderr.flush()
+                out = body
+        stdout.write(out + b"\n")
         stdout.flush()
-    return 0
+    return 2 if problem else 0

@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from klipui.cli._notice import fail, progress, say
+from klipui.cli._output import add_parents_flag, output_problem
 
 SHOWN = 20
 """Dropped events and violations listed before "… N more"."""
@@ -41,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("selection", metavar="SELECTION", help='turns to keep, e.g. "1..3, 7"')
     parser.add_argument("--dry-run", action="store_true", help="report only; write nothing")
     parser.add_argument("-o", "--output", metavar="PATH", help="write the child here instead")
+    add_parents_flag(parser)
     parser.add_argument("--rules", metavar="FILE", help="extra rule cells (TOML) for the clip")
     parser.add_argument(
         "--force", action="store_true", help="write even an invalid or refused child"
@@ -60,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from klipui.klip.interval import KIntervalError, parse_interval
     from klipui.klip.rules import RulesError
 
+    if args.output and (problem := output_problem(args.output, args.parents)):
+        return fail(problem)
     try:
         selection = parse_interval(args.selection)
     except KIntervalError as error:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from klipui.cli import UsageError
+from klipui.cli import InputError, UsageError
 from klipui.cli._notice import progress
 
 DEFAULT_CHARS = 50_000
@@ -89,11 +89,11 @@ def _read(source: str) -> tuple[bytes, str]:
         with path.open("rb") as handle:
             return read_capped(handle, MAX_INPUT, source), str(path)
     except IsADirectoryError:
-        raise UsageError(f"{path}: is a folder, not a file") from None
+        raise InputError(f"{path}: is a folder, not a file") from None
     except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
+        raise InputError(f"{path}: no such file") from None
     except OSError as error:
-        raise UsageError(f"{path}: {error.strerror or error}") from None
+        raise InputError(f"{path}: {error.strerror or error}") from None
 
 
 def binary_share(data: bytes) -> float:

@@ -1,38 +1,59 @@
 """KInterval: the turn selection language of `klipui klip` (`1..3, 7`, `-5.., not -3`).
 
-Text is parsed with the lark grammar in `kinterval.lark` into raw include and exclude pairs,
-then resolved against a turn count exactly as the reference dsh-klip does for valid text:
-endpoints are mapped (`-1` is the last turn) and clamped to `1..n`, a pair whose start exceeds
-its end selects nothing, overlapping or touching pairs merge, excludes apply after every include
-wherever they stand, and excludes alone select nothing. Unlike the reference, text that cannot be
-read is an error (`KIntervalError`, with the column), and clauses that select nothing produce
-warnings (`KInterval.warnings`).
+The grammar is written down in `kinterval.lark`; `parse_interval` reads it with a hand lexer
+and a small state machine (one pass, linear in the text; the tests check it against the lark
+grammar). Raw include and exclude pairs are then resolved against a turn count exactly as the
+reference dsh-klip does for valid text: endpoints are mapped (`-1` is the last turn) and clamped
+to `1..n`, a pair whose start exceeds its end selects nothing, overlapping or touching pairs
+merge, excludes apply after every include wherever they stand, and excludes alone select
+nothing. Unlike the reference, text that cannot be read is an error (`KIntervalError`, with the
+column), and clauses that select nothing produce warnings (`KInterval.warnings`).
 """
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
-
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 Pair = tuple[int, int]
 """A raw clause as written: `(start, end)`, with `a..` stored as `(a, -1)` and `..b` as `(1, b)`."""
 
-_GRAMMAR = Path(__file__).with_name("kinterval.lark")
+MAX_TEXT_CHARS = 1_000_000
+"""The longest selection text read (about 80,000 clauses)."""
+MAX_DIGITS = 100
+"""The most digits a turn number may have."""
 
-_TERMINAL_WORDS = {
+_TOKEN = re.compile(
+    r"[ \t\f\r\n]*(?:(?P<DIGITS>[0-9]+)|(?P<DOTS>\.\.)|(?P<NOT>not)|(?P<MINUS>-)|(?P<COMMA>,))"
+)
+_SPACE = re.compile(r"[ \t\f\r\n]*")
+_WORDS = {
     "DIGITS": "a turn number",
     "MINUS": "a turn number",
-    "_DOTS": "`..`",
+    "DOTS": "`..`",
     "NOT": "`not`",
-    "_COMMA": "`,`",
-    "$END": "end of input",
+    "COMMA": "`,`",
+    "END": "end of input",
 }
 _WORD_ORDER = ["a turn number", "`..`", "`not`", "`,`", "end of input"]
+
+# Parser states: what may come next (the LALR states of kinterval.lark, by hand).
+_CLAUSE = "clause"  # start of a clause: after the start or a comma
+_AFTER_NOT = "after not"
+_SIGN = "sign"  # after `-`: digits must follow
+_FIRST = "first"  # after the first number of a clause
+_DOTS_OPEN = "dots open"  # after `a..` or a leading `..`: a number may follow
+_DONE = "done"  # after a complete clause
+_ACCEPTS: dict[str, frozenset[str]] = {
+    _CLAUSE: frozenset({"DIGITS", "MINUS", "DOTS", "NOT", "COMMA", "END"}),
+    _AFTER_NOT: frozenset({"DIGITS", "MINUS", "DOTS"}),
+    _SIGN: frozenset({"DIGITS"}),
+    _FIRST: frozenset({"DOTS", "COMMA", "END"}),
+    _DOTS_OPEN: frozenset({"DIGITS", "MINUS", "COMMA", "END"}),
+    _DONE: frozenset({"COMMA", "END"}),
+}
 
 
 class KIntervalError(ValueError):
@@ -42,17 +63,21 @@ class KIntervalError(ValueError):
         self.text = text
         self.column = column
         self.message = message
-        super().__init__(f"invalid selection {text!r}, column {column}: {message}")
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        super().__init__(f"invalid selection {shown!r}, column {column}: {message}")
 
-    def render(self) -> str:
-        """The text, a caret under the offending column, and the message (three lines)."""
-        line = self.text.replace("\n", " ").replace("\t", " ")
-        return f"{line}\n{' ' * (self.column - 1)}^\n{self.message}"
-
-
-@cache
-def _parser() -> Lark:
-    return Lark(_GRAMMAR.read_text(encoding="utf-8"), parser="lalr", maybe_placeholders=True)
+    def render(self, width: int = 80) -> str:
+        """The text (at most `width` characters of it around the column, `…` where cut), a caret
+        under the offending column, and the message (three lines)."""
+        start = max(0, min(self.column - 1 - width // 2, len(self.text) - width))
+        shown = self.text[start : start + width]
+        line = "".join(char if char.isprintable() else " " for char in shown)
+        caret = self.column - 1 - start
+        if start:
+            line, caret = "…" + line, caret + 1
+        if start + width < len(self.text):
+            line += "…"
+        return f"{line}\n{' ' * caret}^\n{self.message}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +123,12 @@ class KInterval:
             if not _clamp(pair, n):
                 out.append(_empty_clause_warning(pair, n, "", "selects"))
         included = _merge(p for p in (_clamp(pair, n) for pair in self.includes) if p)
+        starts = [start for start, _ in included]
         for pair in self.excludes:
             clamped = _clamp(pair, n)
             if not clamped:
                 out.append(_empty_clause_warning(pair, n, "not ", "excludes"))
-            elif included and not _subtract([clamped], _complement(included, n)):
+            elif included and not _meets(clamped, included, starts):
                 out.append(f"not {_pair_text(pair)} excludes nothing: no selected turn is in it")
         if not self.includes:
             example = _pair_text(self.excludes[0])
@@ -123,68 +149,90 @@ class KInterval:
 
 def parse_interval(text: str) -> KInterval:
     """Parse selection text; raise `KIntervalError` (with the column) when it cannot be read."""
-    try:
-        tree = _parser().parse(text)
-    except UnexpectedInput as error:
-        raise _error(text, error) from None
+    if len(text) > MAX_TEXT_CHARS:
+        raise KIntervalError(
+            text,
+            MAX_TEXT_CHARS + 1,
+            f"selection too long: {len(text):,} characters (at most {MAX_TEXT_CHARS:,})",
+        )
     includes: list[Pair] = []
     excludes: list[Pair] = []
-    for clause in tree.children:
-        if clause is None:
-            continue
-        assert isinstance(clause, Tree)
-        negated = len(clause.children) == 2
-        span = clause.children[-1]
-        assert isinstance(span, Tree)
-        numbers = [_number(child) for child in span.children if isinstance(child, Tree)]
-        pair = _raw_pair(str(span.data), numbers)
-        (excludes if negated else includes).append(pair)
-    return KInterval(tuple(includes), tuple(excludes))
+    state = _CLAUSE
+    negated = False
+    sign = 1
+    numbers: list[int] = []
+    dots = False
+    pos = 0
+    size = len(text)
+    match_token = _TOKEN.match
 
-
-def _number(tree: Tree) -> int:
-    digits = "".join(str(token) for token in tree.children if isinstance(token, Token))
-    return int(digits)
-
-
-def _raw_pair(shape: str, numbers: list[int]) -> Pair:
-    if shape == "single":
-        return (numbers[0], numbers[0])
-    if shape == "closed":
-        return (numbers[0], numbers[1])
-    if shape == "open_end":
-        return (numbers[0], -1)
-    if shape == "open_start":
-        return (1, numbers[0])
-    return (1, -1)
-
-
-def _error(text: str, error: UnexpectedInput) -> KIntervalError:
-    if isinstance(error, UnexpectedCharacters):
-        column = error.column
-        found = f"unexpected {text[error.pos_in_stream]!r}"
-        expected = set(error.allowed or ())
-        if not text[error.pos_in_stream].isspace():
-            rest = text[error.pos_in_stream :].lstrip()
-            if rest[:3].lower() == "not" and rest[:3] != "not":
-                found += " (write `not` in lower case)"
-    elif isinstance(error, UnexpectedToken):
-        token = error.token
-        if token.type == "$END":
-            column, found = len(text) + 1, "unexpected end of input"
+    def finish() -> None:
+        if state == _CLAUSE:
+            return
+        if not dots:
+            pair = (numbers[0], numbers[0])
+        elif state == _DOTS_OPEN:
+            pair = (numbers[0], -1) if numbers else (1, -1)
         else:
-            column, found = token.column or 1, f"unexpected {str(token)!r}"
-        expected = set(error.accepts or error.expected or ())
-    elif isinstance(error, UnexpectedEOF):
-        column, found, expected = len(text) + 1, "unexpected end of input", set(error.expected)
-    else:  # pragma: no cover - lark raises only the three kinds above
-        column, found, expected = 1, str(error), set()
-    if "_COMMA" in expected:
-        expected.add("$END")  # wherever a comma may come, the text may also end
-    words = {_TERMINAL_WORDS.get(name, name) for name in expected}
-    ordered = [w for w in _WORD_ORDER if w in words] + sorted(words - set(_WORD_ORDER))
-    message = f"{found}; expected {_join_or(ordered)}" if ordered else found
-    return KIntervalError(text, column, message)
+            pair = (numbers[0], numbers[1]) if len(numbers) == 2 else (1, numbers[0])
+        (excludes if negated else includes).append(pair)
+
+    while True:
+        found = match_token(text, pos)
+        if found is None:
+            start = _skip_space(text, pos)
+            if start == size:
+                if "END" not in _ACCEPTS[state]:
+                    raise _error(text, size, "unexpected end of input", state)
+                finish()
+                return KInterval(tuple(includes), tuple(excludes))
+            raise _unexpected_character(text, start, state)
+        kind = found.lastgroup
+        assert kind is not None
+        start = found.start(kind)
+        if kind not in _ACCEPTS[state]:
+            raise _error(text, start, f"unexpected {found.group(kind)!r}", state)
+        pos = found.end()
+        if kind == "COMMA":
+            finish()
+            state, negated, sign, numbers, dots = _CLAUSE, False, 1, [], False
+        elif kind == "NOT":
+            negated, state = True, _AFTER_NOT
+        elif kind == "MINUS":
+            sign, state = -1, _SIGN
+        elif kind == "DOTS":
+            dots, state = True, _DOTS_OPEN
+        else:
+            digits = found.group(kind)
+            if len(digits) > MAX_DIGITS:
+                raise KIntervalError(
+                    text,
+                    start + 1,
+                    f"turn number too long: {len(digits):,} digits (at most {MAX_DIGITS})",
+                )
+            numbers.append(sign * int(digits))
+            sign = 1
+            state = _DONE if dots else _FIRST
+
+
+def _skip_space(text: str, pos: int) -> int:
+    found = _SPACE.match(text, pos)
+    return found.end() if found else pos
+
+
+def _unexpected_character(text: str, pos: int, state: str) -> KIntervalError:
+    found = f"unexpected {text[pos]!r}"
+    if not text[pos].isspace():
+        rest = text[pos:].lstrip()
+        if rest[:3].lower() == "not" and rest[:3] != "not":
+            found += " (write `not` in lower case)"
+    return _error(text, pos, found, state)
+
+
+def _error(text: str, pos: int, found: str, state: str) -> KIntervalError:
+    words = {_WORDS[name] for name in _ACCEPTS[state]}
+    ordered = [w for w in _WORD_ORDER if w in words]
+    return KIntervalError(text, pos + 1, f"{found}; expected {_join_or(ordered)}")
 
 
 def _join_or(words: list[str]) -> str:
@@ -226,24 +274,29 @@ def _merge(pairs: Iterable[Pair]) -> list[Pair]:
 
 
 def _subtract(included: list[Pair], excluded: list[Pair]) -> list[Pair]:
+    """`included` minus `excluded` (both sorted and disjoint), in one pass over each."""
     out: list[Pair] = []
+    first = 0
     for start, end in included:
+        while first < len(excluded) and excluded[first][1] < start:
+            first += 1
         cursor = start
-        for ex_start, ex_end in excluded:
-            if ex_end < cursor or ex_start > end:
-                continue
+        index = first
+        while index < len(excluded) and excluded[index][0] <= end:
+            ex_start, ex_end = excluded[index]
             if ex_start > cursor:
                 out.append((cursor, ex_start - 1))
             cursor = max(cursor, ex_end + 1)
-            if cursor > end:
-                break
+            index += 1
         if cursor <= end:
             out.append((cursor, end))
     return out
 
 
-def _complement(pairs: list[Pair], n: int) -> list[Pair]:
-    return _subtract([(1, n)], pairs)
+def _meets(pair: Pair, merged: list[Pair], starts: list[int]) -> bool:
+    """Whether `pair` shares a turn with `merged` (sorted, disjoint; `starts` its starts)."""
+    index = bisect.bisect_right(starts, pair[1]) - 1
+    return index >= 0 and merged[index][1] >= pair[0]
 
 
 def _empty_clause_warning(pair: Pair, n: int, prefix: str, verb: str) -> str:

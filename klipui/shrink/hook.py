@@ -10,7 +10,13 @@
 5. Text within the limits (`<=` on characters and lines): not shrunk, `truncated=False`.
 6. Over: shrunk, the original spilled, `truncated=True`, `output_path` = the spilled file.
 7. The spill folder is created when missing; a failed write is logged and the shrunk text is
-   returned without `output_path`.
+   returned without `output_path`. Without a saved original, a line longer than the budget is
+   never dropped whole: its head is kept with a ` ... +N characters` marker.
+8. A lone surrogate (what `JSON.stringify` writes for a cut emoji) is shown and spilled as
+   U+FFFD; a record that is not shrunk keeps it, written back as `\\udXXX`.
+
+`reply(line, config)` is the whole round trip of one JSON line (`klipui hook`); it raises
+`RecordError` (or any error of a record it cannot handle) and never writes anything but spills.
 
 Configuration comes from `~/.config/klipui/config.toml`, then a project `.klipui.toml`, then
 arguments, each overriding the one before; keys live in a `[shrink]` table (a top-level
@@ -19,7 +25,9 @@ arguments, each overriding the one before; keys live in a `[shrink]` table (a to
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -74,6 +82,26 @@ class ToolResult:
 
 class ConfigError(ValueError):
     """A configuration file or value that cannot be used."""
+
+
+class RecordError(ValueError):
+    """A JSON line that is not a tool result the hook can handle."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _clean(text: str) -> str:
+    """`text` with lone surrogates (never valid in UTF-8) as U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _longest_line(text: str) -> int:
+    longest = start = 0
+    while (end := text.find("\n", start)) != -1:
+        longest = max(longest, end - start)
+        start = end + 1
+    return max(longest, len(text) - start)
 
 
 def user_config_file() -> Path:
@@ -194,7 +222,7 @@ def on_tool_result(result: ToolResult, config: HookConfig | None = None) -> Tool
     parts = _text_parts(result.llm_content)
     if not parts:
         return result
-    texts = [text for _, text in parts]
+    texts = [_clean(text) for _, text in parts]
     total_chars = sum(len(t) for t in texts) + max(0, len(texts) - 1)
     total_lines = sum(t.count("\n") + (0 if t.endswith("\n") else 1) for t in texts if t)
     over_chars = bool(config.max_chars) and total_chars > config.max_chars
@@ -209,11 +237,12 @@ def on_tool_result(result: ToolResult, config: HookConfig | None = None) -> Tool
     exit_code = result.exit_code
     if result.is_error and exit_code in (None, 0):
         exit_code = 1
+    query = result.query or config.query
     hint = Hint(
-        tool=result.tool,
-        command=result.command,
-        path=result.path,
-        query=result.query or config.query,
+        tool=_clean(result.tool) if result.tool else None,
+        command=_clean(result.command) if result.command else None,
+        path=_clean(result.path) if result.path else None,
+        query=_clean(query) if query else None,
         exit_code=exit_code,
     )
     char_shares = _shares([len(t) for t in texts], config.max_chars)
@@ -227,6 +256,19 @@ def on_tool_result(result: ToolResult, config: HookConfig | None = None) -> Tool
         out = shrink(
             text, hint, budget, spill=store, only=config.only, disable=config.disable, extra=extra
         )
+        cap = max(budget.max_chars // 2, MIN_CHARS) if budget.max_chars else 0
+        if (
+            out.reduced
+            and out.locator is None
+            and cap
+            and not 0 < config.max_line_chars <= cap
+            and _longest_line(text) > budget.max_chars
+        ):
+            # No original to go back to: keep the head of an over-long line, never only a marker.
+            capped = Budget(budget.max_chars, budget.max_lines, cap)
+            error = out.spill_error
+            out = shrink(text, hint, capped, only=config.only, disable=config.disable, extra=extra)
+            out = replace(out, spill_error=error)
         if out.spill_error and store is not None:
             log.warning("could not save the full output in %s: %s", store.dir, out.spill_error)
         if out.locator and store is not None and output_path is None:
@@ -270,12 +312,36 @@ def result_from_record(record: Mapping[str, Any]) -> tuple[ToolResult, bool]:
             extra[key] = value
     content = values.get("llm_content", values.pop("content", None))
     if not isinstance(content, str | list):
-        raise ConfigError("a tool result needs llm_content: a string or a list of parts")
+        raise RecordError("a tool result needs llm_content: a string or a list of parts")
     values["llm_content"] = content
+    for name, kind in _FIELD_TYPES.items():
+        value = values.get(name)
+        if value is not None and not _is(value, kind):
+            raise RecordError(f"{name} must be {_KIND_WORDS[kind]}, not {type(value).__name__}")
     arguments = extra.get("args") if isinstance(extra.get("args"), dict) else {}
-    values.setdefault("command", arguments.get("command"))
-    values.setdefault("path", arguments.get("file_path") or arguments.get("path"))
+    command = arguments.get("command")
+    path = arguments.get("file_path") or arguments.get("path")
+    values.setdefault("command", command if isinstance(command, str) else None)
+    values.setdefault("path", path if isinstance(path, str) else None)
     return ToolResult(**values, extra=extra), camel
+
+
+_FIELD_TYPES: dict[str, type] = {
+    "is_error": bool,
+    "truncated": bool,
+    "output_path": str,
+    "tool": str,
+    "command": str,
+    "path": str,
+    "query": str,
+    "exit_code": int,
+}
+_KIND_WORDS = {bool: "true or false", str: "a string", int: "a whole number"}
+
+
+def _is(value: object, kind: type) -> bool:
+    """`isinstance`, except that a bool is not an int."""
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
 
 
 def apply_to_record(record: Mapping[str, Any], result: ToolResult, camel: bool) -> dict[str, Any]:
@@ -290,3 +356,22 @@ def apply_to_record(record: Mapping[str, Any], result: ToolResult, camel: bool) 
     if result.output_path is not None:
         updated["outputPath" if camel else "output_path"] = result.output_path
     return updated
+
+
+def reply(line: str, config: HookConfig) -> bytes:
+    """The reply to one JSON line (without its newline), as UTF-8 bytes without a newline.
+
+    Raises RecordError for a line that is not a JSON object holding a tool result; any other
+    error (a nesting too deep for the decoder, for one) propagates too.
+    """
+    record = json.loads(line)
+    if not isinstance(record, dict):
+        raise RecordError(f"not a JSON object but a {type(record).__name__}")
+    result, camel = result_from_record(record)
+    updated = apply_to_record(record, on_tool_result(result, config), camel)
+    text = json.dumps(updated, ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates came in as \\uXXXX escapes: write them back the same way.
+        return json.dumps(updated).encode("ascii")

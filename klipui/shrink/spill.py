@@ -2,7 +2,8 @@
 
 A locator is `spill:<tool>-<first 12 hex digits of the SHA-256 of the original>`; the same
 text always gets the same locator. `FileSpillStore` writes one file a locator (mode 0600, in a
-0700 folder), returns it byte for byte, and prunes files older than `max_age` on every save.
+0700 folder of this user's that is not a symbolic link), returns it byte for byte, and prunes
+files older than `max_age` on every save.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 import tempfile
 import time
 from dataclasses import dataclass
@@ -68,6 +70,16 @@ def parse_locator(locator: str) -> str:
     return match.group(1)
 
 
+class DryRunSpillStore:
+    """A store that writes nothing: `save` gives the locator a real save would (for dry runs)."""
+
+    def save(self, text: str, tool: str | None) -> str:
+        return locator_for(text, tool)
+
+    def load(self, locator: str) -> str:
+        raise SpillMissing(f"nothing is stored in a dry run: {locator}")
+
+
 def default_spill_dir() -> Path:
     """`<user data dir>/spill` (e.g. ~/.local/share/klipui/spill)."""
     import platformdirs
@@ -87,9 +99,26 @@ class FileSpillStore:
         return self.dir / f"{parse_locator(locator)}.txt"
 
     def _ensure_dir(self) -> None:
-        if not self.dir.is_dir():
+        """Make the folder (0700) when missing; an existing one must be a real folder of this
+        user, and is made 0700. OSError for a symbolic link or someone else's folder."""
+        if not os.path.lexists(self.dir):
             self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(self.dir, 0o700)
+        if self.dir.is_symlink():
+            raise OSError(f"{self.dir}: the spill folder is a symbolic link; not used")
+        flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+        handle = os.open(self.dir, flags)
+        try:
+            info = os.fstat(handle)
+            if not stat.S_ISDIR(info.st_mode):
+                raise NotADirectoryError(f"{self.dir}: not a folder")
+            if hasattr(os, "getuid") and info.st_uid != os.getuid():
+                raise PermissionError(
+                    f"{self.dir}: the spill folder belongs to another user; not used"
+                )
+            if stat.S_IMODE(info.st_mode) != 0o700:
+                os.fchmod(handle, 0o700)
+        finally:
+            os.close(handle)
 
     def save(self, text: str, tool: str | None) -> str:
         """Store `text`; return its locator. Raises OSError when it cannot be written."""

@@ -90,8 +90,11 @@ class IntervalBar(Vertical):
             self.error = error
             self.warnings = []
             self.input.add_class("-invalid")
-            caret = " " * (self.caret_offset + error.column - 1) + "^"
-            error_box.update(Text(f"{caret}\n{clean_line(error.message)}"))
+            if error.column <= self.input.content_region.width:
+                caret = " " * (self.caret_offset + error.column - 1) + "^"
+                error_box.update(Text(f"{caret}\n{clean_line(error.message)}"))
+            else:
+                error_box.update(Text(f"column {error.column:,}: {clean_line(error.message)}"))
             warn_box.update("")
             summary.update("")
             return
