@@ -14,7 +14,8 @@ Each module exposes:
 
 `ChildSource` carries everything a writer may need; `ChildBody` what it made, with notes for the
 report: `blockers` (the agent will refuse or hang on this child; nothing is written unless
-forced) and `notes` (repairs and adjustments made, one line each).
+forced), `warnings` (what the agent will not show of it) and `notes` (repairs and adjustments
+made, one line each).
 """
 
 from __future__ import annotations
@@ -66,6 +67,9 @@ class ChildBody:
     notes: list[str] = field(default_factory=list)
     records: int = 0
     """How many of the parent's records the child carries."""
+    warnings: list[str] = field(default_factory=list)
+    """What the agent will not show of the child although it is written (e.g. Claude Code lines
+    off the `parentUuid` chain)."""
 
 
 TITLE_PREFIX = "KLIP "
