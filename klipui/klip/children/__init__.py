@@ -24,7 +24,7 @@ import importlib
 import os
 import secrets
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
@@ -70,6 +70,20 @@ class ChildBody:
     warnings: list[str] = field(default_factory=list)
     """What the agent will not show of the child although it is written (e.g. Claude Code lines
     off the `parentUuid` chain)."""
+
+
+def last_turn_ending(kept: Sequence[Event]) -> str | None:
+    """How the child's last turn ended in the parent: the reason kind of its `turn/end` among
+    the kept events ("completed", "interrupted", …), None when it never ended."""
+    last = next((e for e in reversed(kept) if e.type == "turn/start"), None)
+    if last is None:
+        return None
+    for event in reversed(kept):
+        if event.type == "turn/end" and event.data.get("turn") == last.data.get("turn"):
+            reason = event.data.get("reason")
+            kind = reason.get("kind") if isinstance(reason, dict) else None
+            return kind if isinstance(kind, str) else None
+    return None
 
 
 TITLE_PREFIX = "KLIP "

@@ -13,6 +13,12 @@ first kept line is a root); `logicalParentUuid` likewise. Lines are rewritten as
 changed `"key":value` pair is replaced in the raw line when it occurs exactly once there, so
 untouched content (12 MB tool results) is copied, not re-encoded; any other line is decoded,
 changed and re-encoded.
+
+A last turn that ended interrupted in the parent (a later prompt came) and keeps no
+`[Request interrupted by user]` line gets one, as Claude Code writes for an interrupted request,
+so it still reads as interrupted. The report warns when Claude Code would not show part of the
+child: user/assistant lines off the `parentUuid` chain from its last line (e.g. a file whose
+every `parentUuid` is null), after the last compact boundary.
 """
 
 from __future__ import annotations
@@ -26,9 +32,9 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, child_title_text
+from klipui.klip.children import ChildBody, ChildSource, child_title_text, last_turn_ending
 from klipui.session.formats._native import kept_records
-from klipui.session.model import Session
+from klipui.session.model import Event, Session
 
 TITLED = True
 """The child's `summary` line carries its title."""
@@ -37,6 +43,9 @@ API_FIELDS = ("id", "type", "model", "stop_reason", "usage")
 """Fields Claude Code needs on the last assistant record's `message` (it hangs without them)."""
 
 _CHAIN_KEYS = ("parentUuid", "logicalParentUuid")
+
+INTERRUPTED_MARK = "[Request interrupted by user]"
+"""The line Claude Code writes when the user interrupts a request."""
 
 
 def new_id(now: datetime) -> str:
@@ -85,6 +94,14 @@ def build(source: ChildSource) -> ChildBody:
         if isinstance(value.get("uuid"), str) and not value.get("isSidechain"):
             leaf = uuids[value["uuid"]]
         links.append(_link(value, changes))
+    if leaf is not None and _needs_interruption_mark(source.kept):
+        mark = _interruption_mark(values[kept[-1]], source.child_id, leaf)
+        lines.append(orjson.dumps(mark))
+        leaf = mark["uuid"]
+        notes.append(
+            f"added a {INTERRUPTED_MARK!r} line (as Claude Code writes for an interrupted "
+            "request) so that the child's last turn still ends as interrupted"
+        )
     summary: dict[str, Any] = {"type": "summary", "summary": child_title_text(source.title)}
     if leaf is not None:
         summary["leafUuid"] = leaf
@@ -93,6 +110,41 @@ def build(source: ChildSource) -> ChildBody:
     shown = [link for index, link in zip(kept, links, strict=True) if index not in branch]
     warnings = _hidden_lines(shown)
     return ChildBody(lines, None, blockers, notes, len(kept), warnings)
+
+
+def _needs_interruption_mark(kept: Sequence[Event]) -> bool:
+    """Whether the child's last turn ended as interrupted in the parent (a later prompt, or a
+    mark) and the child keeps no mark saying so: alone at the end it would read as never ended."""
+    if last_turn_ending(kept) != "interrupted":
+        return False
+    start = max(i for i, e in enumerate(kept) if e.type == "turn/start")
+    for event in kept[start:]:
+        if event.type == "user/message" and not event.ignorable:
+            text = "".join(b.get("text", "") for b in event.data["content"] if b["type"] == "text")
+            if text.lstrip().startswith(INTERRUPTED_MARK[:-1]):
+                return False
+    return True
+
+
+def _interruption_mark(last: dict[str, Any], child_id: str, parent: str) -> dict[str, Any]:
+    """The user line Claude Code writes when a request is interrupted, after `parent`."""
+    mark: dict[str, Any] = {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "userType": "external",
+    }
+    for key in ("cwd", "version", "gitBranch"):
+        if isinstance(last.get(key), str):
+            mark[key] = last[key]
+    mark.update(
+        sessionId=child_id,
+        type="user",
+        message={"role": "user", "content": [{"type": "text", "text": INTERRUPTED_MARK}]},
+        uuid=str(uuid.uuid5(uuid.UUID(child_id), f"klipui-interrupted:{parent}")),
+    )
+    if isinstance(last.get("timestamp"), str):
+        mark["timestamp"] = last["timestamp"]
+    return mark
 
 
 def _lines(session: Session, indexes: Sequence[int]) -> str:
