@@ -27,7 +27,7 @@ def fold_of(case: str) -> int:
 
 
 def part_of(case: str) -> str:
-    """"tuned" for the 0.1 cases and the tuning folds, "held-out" for the held-out folds."""
+    """ "tuned" for the 0.1 cases and the tuning folds, "held-out" for the held-out folds."""
     number = case.split("-", 1)[0]
     if number.isdigit() and int(number) < FIRST_NEW_CASE:
         return "tuned"
