@@ -328,3 +328,64 @@ def test_claude_code_resumes_a_child_ending_before_the_compaction(
         parent.turns[n - 1].tool_calls for n in range(first, 6)
     )
     assert conversation["all_calls_answered"] and conversation["problems"] == []
+
+
+def _all_null_parents(folder: Path) -> Path:
+    """The well-linked Claude Code fixture with every `parentUuid` set to null."""
+    rows = [{**r, "parentUuid": None} if "parentUuid" in r else r for r in values(CLAUDE)]
+    path = folder / CLAUDE.name
+    path.write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\n")
+    return path
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(turns=st.sets(st.integers(1, 10), min_size=1))
+def test_the_chain_warning_matches_what_claude_code_would_walk(
+    turns: set[int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Property: any selection of the well-linked file gets no warning; the same selection of
+    the file with every parentUuid null is warned about exactly when the child's chain walk
+    (from its last user/assistant line) misses one of its user/assistant lines."""
+    selection = ", ".join(str(t) for t in sorted(turns))
+    assert plan_child(CLAUDE, selection).warnings == []
+    folder = tmp_path_factory.mktemp("nulls")
+    plan = plan_child(_all_null_parents(folder), selection)
+    write_child(plan)
+    rows = values(plan.path)
+    after = max(
+        (i for i, r in enumerate(rows) if r.get("subtype") == "compact_boundary"), default=-1
+    )
+    chat = [r for r in rows[after + 1 :] if r.get("type") in ("user", "assistant")]
+    shown = chain_from_leaf(rows)
+    assert bool(plan.warnings) == (len(chat) > len(shown))
+    if plan.warnings:
+        assert f"{len(chat) - 1} of its {len(chat)} user/assistant lines" in plan.warnings[0]
+        assert "every parentUuid is null" in plan.warnings[0]
+
+
+def test_a_compaction_inside_a_turn_stays_in_that_turn(tmp_path: Path) -> None:
+    """An automatic compaction between a tool result and the reply (no prompt follows it
+    directly) belongs to the turn it happened in."""
+    rows = values(CLAUDE)
+    boundary = next(r for r in rows if r.get("subtype") == "compact_boundary")
+    summary = next(r for r in rows if r.get("isCompactSummary"))
+    rows = [r for r in rows if r is not boundary and r is not summary]
+    result = next(
+        i
+        for i, r in enumerate(rows)
+        if r.get("type") == "user"
+        and "toolUseResult" in r
+        and r["parentUuid"] is not None
+        and rows[i + 1].get("type") == "assistant"
+        and any("Turn eight" in t for q in rows[:i] for t in texts(q))
+    )
+    rows[result + 1 : result + 1] = [boundary, summary]
+    path = tmp_path / CLAUDE.name
+    path.write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\n")
+    session = open_session(path)
+    (compaction,) = [e for e in session.events if e.type == "compaction/summary"]
+    owner = next(t for t in session.turns if t.start <= compaction.seq < t.end)
+    assert owner.prompt.startswith("Turn eight")
+    assert session.turns[5].prompt == "/compact"
