@@ -226,9 +226,10 @@ def _codex_interrupted(tmp_path: Path, marked: bool) -> Path:
     if marked:
         last = max(i for i in drop if i is not None)
         stamp = session.records[last].value["timestamp"]
-        abort = {"timestamp": stamp, "type": "event_msg", "payload": {"type": "turn_aborted"}}
+        payload = {"type": "turn_aborted", "turn_id": "turn-3", "reason": "interrupted"}
+        abort = {"timestamp": stamp, "type": "event_msg", "payload": payload}
         position = sum(1 for i in range(last) if i not in drop)
-        out.insert(position, orjson.dumps({**abort, "payload": {**abort["payload"]}}))
+        out.insert(position, orjson.dumps(abort))
     path = tmp_path / CODEX.name
     path.write_bytes(b"\n".join(out) + b"\n")
     return path
@@ -389,3 +390,30 @@ def test_a_compaction_inside_a_turn_stays_in_that_turn(tmp_path: Path) -> None:
     owner = next(t for t in session.turns if t.start <= compaction.seq < t.end)
     assert owner.prompt.startswith("Turn eight")
     assert session.turns[5].prompt == "/compact"
+
+
+def test_codex_mark_is_numbered_after_the_last_kept_record(tmp_path: Path) -> None:
+    plan = plan_child(_codex_interrupted(tmp_path, False), "2..3", out=tmp_path / "child.jsonl")
+    rows = [orjson.loads(line) for line in plan.lines]
+    assert rows[-1]["payload"] == {"type": "turn_aborted", "reason": "interrupted"}
+    assert rows[-1]["ordinal"] == rows[-2]["ordinal"] + 1
+
+
+@pytest.mark.real_agents
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_the_agent_resumes_a_child_given_an_interruption_mark(agent: str, tmp_path: Path) -> None:
+    """The mark klipui adds (the parent's turn 3 was interrupted without one) is accepted, and
+    the agent sends the kept prompts with every call answered."""
+    if not fm.installed(agent):
+        pytest.skip(f"{agent} is not installed")
+    parent = _without_mark(tmp_path) if agent == "claude" else _codex_interrupted(tmp_path, False)
+    plan = plan_child(parent, "2..3")
+    assert any("interrupted" in note for note in plan.notes)
+    write_child(plan)
+    report = fm.resume_check().check(agent, plan.path, timeout=fm.TIMEOUTS[agent])
+    assert report.get("accepted"), report.get("error")
+    conversation = report["conversation"]
+    prompts = [p for p in conversation["user_prompts"] if p.startswith("Turn ")]
+    assert [p.split(":")[0] for p in prompts] == ["Turn two", "Turn three"]
+    assert conversation["tool_calls"] == 2
+    assert conversation["all_calls_answered"] and conversation["problems"] == []

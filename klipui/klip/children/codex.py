@@ -151,8 +151,11 @@ def build(source: ChildSource) -> ChildBody:
         else:
             lines.append(raw[index])
     if _needs_abort_mark(source.kept):
-        last = values[kept[-1]].get("timestamp") if kept else None
-        lines.append(orjson.dumps(_abort_mark(last if isinstance(last, str) else stamp)))
+        last = values[kept[-1]] if kept else {}
+        when = last.get("timestamp")
+        lines.append(
+            orjson.dumps(_abort_mark(when if isinstance(when, str) else stamp, last.get("ordinal")))
+        )
         notes.append(
             "added a turn_aborted event (as Codex writes for an interrupted turn) so that the "
             "child's last turn still ends as interrupted"
@@ -169,10 +172,13 @@ def _needs_abort_mark(kept: list[Event]) -> bool:
     return not any(e.type == "codex/event_msg/turn_aborted" for e in kept[start:])
 
 
-def _abort_mark(stamp: str) -> dict[str, Any]:
-    """The event Codex writes when the user interrupts a turn."""
-    return {
-        "timestamp": stamp,
-        "type": "event_msg",
-        "payload": {"type": "turn_aborted", "reason": "interrupted"},
-    }
+def _abort_mark(stamp: str, ordinal: Any) -> dict[str, Any]:
+    """The event Codex writes when the user interrupts a turn; numbered after the last kept
+    record when records carry an `ordinal` (Codex 0.171 refuses a rollout whose final record
+    has none)."""
+    mark: dict[str, Any] = {"timestamp": stamp}
+    if isinstance(ordinal, int) and not isinstance(ordinal, bool):
+        mark["ordinal"] = ordinal + 1
+    mark["type"] = "event_msg"
+    mark["payload"] = {"type": "turn_aborted", "reason": "interrupted"}
+    return mark
