@@ -4,7 +4,9 @@ For each sample its agent accepts as shipped (tests/fixtures/agent_acceptance.js
 selection of the matrix (`..`, `1`, `-1`, `1..2`, a middle range with `not`, cuts through
 compaction and sidechains, and the `klipui compact` child), prints one row: accepted, prompts
 expected / rebuilt (turn numbers of the parent), calls answered, ordering problems; then the
-samples not accepted as shipped, with what klipui says about them. Writes
+samples not accepted as shipped, with what klipui says about them, and the selections left out
+because their child shows the agent no kept prompt (a row expecting none would prove nothing).
+The samples include the sessions the agents wrote themselves (tests/fixtures/agent-written). Writes
 bench/results/fidelity.json. Needs the agents (../shared/tools/install-agents.sh --with-dsh).
 
     python bench/fidelity.py [--agents claude,codex,pi,dsh] [--workers 2]
@@ -52,7 +54,7 @@ def refused_samples(agents: list[str]) -> list[dict[str, str]]:
             continue
         entry = {"sample": row["sample"], "agent": row["agent"], "as_shipped": row["reason"]}
         try:
-            plan = plan_child(fm.SAMPLES / row["sample"], "..")
+            plan = plan_child(fm.sample_path(row["sample"]), "..")
         except ClipError as error:
             entry["klipui"] = f"refused: {error}"
         else:
@@ -63,7 +65,7 @@ def refused_samples(agents: list[str]) -> list[dict[str, str]]:
             if not plan.blockers and row["agent"] in agents and checker is not None:
                 folder = Path(tempfile.mkdtemp(prefix="klipui-refused-"))
                 try:
-                    child = plan_child(shutil.copy(fm.SAMPLES / row["sample"], folder), "..")
+                    child = plan_child(shutil.copy(fm.sample_path(row["sample"]), folder), "..")
                     write_child(child)
                     report = checker.check(row["agent"], child.path, timeout=fm.TIMEOUTS["dsh"])
                 finally:
@@ -87,6 +89,7 @@ def refresh_acceptance(agents: list[str], workers: int) -> None:
         for p in sorted(fm.SAMPLES.glob("*/*.jsonl"))
         if fm.AGENT_OF_FOLDER.get(p.parent.name) in agents
     ]
+    samples += [(agent, p) for agent, p in fm.agent_written() if agent in agents]
 
     def row(item: tuple[str, Path]) -> dict:
         agent, path = item
@@ -185,6 +188,10 @@ def main() -> int:
             error = entry.get("child_error", "")
             reason = error[error.find('"message"') :][:110] if error else ""
             print(f"    its child in {entry['agent']}: {verdict}{reason}")
+    hollow = fm.hollow_cases(present)
+    print("\nselections left out (their child shows the agent no kept prompt):")
+    for entry in hollow:
+        print(f"  {entry['sample']} {entry['label']}: {entry['why'][:150]}")
     not_clippable = fm.non_clippable()
     for entry in not_clippable:
         print(f"  (accepted, not clippable) {entry['sample']}: {entry['reason']}")
@@ -201,6 +208,7 @@ def main() -> int:
                 "children": len(outcomes),
                 "outcomes": [o.to_dict() for o in outcomes],
                 "refused_as_shipped": refused,
+                "left_out_expecting_no_prompt": hollow,
                 "accepted_not_clippable": not_clippable,
             },
             indent=1,

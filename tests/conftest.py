@@ -9,6 +9,9 @@ import pytest
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SAMPLES = FIXTURES / "samples"
 """Real session files (copied from ../shared/samples; provenance in SOURCES.md)."""
+AGENT_WRITTEN = FIXTURES / "agent-written"
+"""Sessions the real agents wrote themselves (../shared/tools/write_sessions.py,
+write_dsh_session.py; provenance in its README.md)."""
 CORPUS = FIXTURES / "corpus"
 """Real tool outputs (copied from ../shared/corpus): a folder a case, output.txt + meta.json."""
 

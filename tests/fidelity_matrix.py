@@ -18,6 +18,12 @@ minus those the agent itself hides, following each agent's documented rules:
   keeps a compaction block when all it shadows is kept, else drops it whole);
 - Codex sends every kept turn.
 
+A selection whose child shows the agent none of its kept prompts (a Claude Code file whose
+lines are off the `parentUuid` chain, a child a kept compaction stands in for) is left out of
+the matrix, with the reason (`hollow_cases`): a row that expects no prompt proves nothing.
+The samples are tests/fixtures/samples and the sessions the agents wrote themselves
+(tests/fixtures/agent-written, rows named `agent-written/<file>`).
+
 Texts the agent adds (compaction summaries, "Continue from where you left off.") match no turn
 prompt and are ignored; a rebuilt prompt that matches a turn must match the expected turn at its
 position, so a dropped turn leaking back in, or a kept one missing, fails.
@@ -40,7 +46,11 @@ from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLES = REPO / "tests" / "fixtures" / "samples"
+FIXTURES = REPO / "tests" / "fixtures"
+SAMPLES = FIXTURES / "samples"
+AGENT_WRITTEN = FIXTURES / "agent-written"
+"""Sessions the real agents wrote themselves; their acceptance rows name them
+`agent-written/<file>`."""
 ACCEPTANCE = REPO / "tests" / "fixtures" / "agent_acceptance.json"
 AGENT_OF_FOLDER = {"claude-code": "claude", "codex": "codex", "pi": "pi", "dsh": "dsh"}
 TIMEOUTS = {"claude": 40.0, "codex": 40.0, "pi": 40.0, "dsh": 60.0}
@@ -92,6 +102,24 @@ def installed(agent: str) -> bool:
     if agent == "dsh":
         return (home / "dsh/node_modules/.bin/dsh").exists() and checker.find_node22() is not None
     return (home / "node_modules/.bin" / agent).exists()
+
+
+def sample_path(sample: str) -> Path:
+    """The file of an acceptance row: `agent-written/…` under tests/fixtures, else a sample."""
+    if sample.startswith(f"{AGENT_WRITTEN.name}/"):
+        return FIXTURES / sample
+    return SAMPLES / sample
+
+
+def agent_written() -> list[tuple[str, Path]]:
+    """(agent, file) of every agent-written session."""
+    prefixes = {"claude_": "claude", "rollout-": "codex", "pi_": "pi", "dsh_": "dsh"}
+    out = []
+    for path in sorted(AGENT_WRITTEN.glob("*.jsonl")):
+        agent = next((a for p, a in prefixes.items() if path.name.startswith(p)), None)
+        if agent is not None:
+            out.append((agent, path))
+    return out
 
 
 def acceptance() -> list[dict[str, Any]]:
@@ -149,7 +177,9 @@ def _sidechain_turns(session: Any) -> list[int]:
 
 
 def selections(session: Any) -> list[tuple[str, str]]:
-    """(label, text) of every selection the matrix makes of `session`."""
+    """(label, text) of every selection the matrix makes of `session`: the fixed ones, cuts
+    before, across and from its last compaction, through sidechains, and one ending at its first
+    turn that ended without completing (the child must keep how it ended)."""
     n = _turn_count(session)
     out = [("all", ".."), ("first", "1"), ("last", "-1"), ("first-two", "1..2")]
     if n >= 4:
@@ -163,6 +193,12 @@ def selections(session: Any) -> list[tuple[str, str]]:
         out.append(("from-compaction", f"{last}.."))
         if last > 2:
             out.append(("across-compaction", f"{last - 2}..{last}, not {last - 1}"))
+            out.append(("before-compaction", f"{last - 1}"))
+            out.append(("until-compaction", f"..{last - 1}"))
+            out.append(("up-to-compaction", f"2..{last - 1}"))
+    stopped = [t.number for t in session.turns[:n] if not t.completed]
+    if stopped:
+        out.append(("ending-unfinished", f"..{stopped[0]}"))
     sidechains = _sidechain_turns(session)
     if sidechains and n > 1:
         out.append(("sidechain-turns", ",".join(str(t) for t in sidechains)))
@@ -171,11 +207,68 @@ def selections(session: Any) -> list[tuple[str, str]]:
 
 
 def cases(agents: Iterable[str] | None = None) -> list[Case]:
-    """Every case of the matrix, for the samples their agent accepts as shipped."""
+    """Every case of the matrix that expects at least one prompt, for the samples their agent
+    accepts as shipped (see `hollow_cases` for those left out)."""
+    return _all_cases(agents)[0]
+
+
+def hollow_cases(agents: Iterable[str] | None = None) -> list[dict[str, str]]:
+    """The selections left out of the matrix because their child shows no kept prompt in the
+    agent (a row that expects no prompt proves nothing), with what klipui says about them."""
+    return _all_cases(agents)[1]
+
+
+_CASES: dict[frozenset[str] | None, tuple[list[Case], list[dict[str, str]]]] = {}
+
+
+def _all_cases(agents: Iterable[str] | None) -> tuple[list[Case], list[dict[str, str]]]:
+    key = frozenset(agents) if agents is not None else None
+    if key not in _CASES:
+        candidates = _candidates(key)
+        good: list[Case] = []
+        hollow: list[dict[str, str]] = []
+        for case in candidates:
+            why = _hollow_reason(case)
+            if why is None:
+                good.append(case)
+            else:
+                hollow.append({"sample": case.sample, "label": case.label, "why": why})
+        _CASES[key] = (good, hollow)
+    return _CASES[key]
+
+
+def _hollow_reason(case: Case) -> str | None:
+    """Why the child of `case` shows the agent none of its kept prompts (None: it shows some)."""
+    from klipui.klip.child import ClipError, plan_child
+    from klipui.session import open_session
+
+    checker = resume_check()
+    if checker is None:
+        return None
+    session = open_session(sample_path(case.sample))
+    try:
+        plan = plan_child(
+            session,
+            case.selection or "..",
+            include_unfinished=case.unfinished or case.label == "compact",
+        )
+    except ClipError:
+        return None
+    prompts = {t.number: turn_prompt(checker, session, t)[1] for t in session.turns}
+    with tempfile.TemporaryDirectory(prefix="klipui-expect-") as folder:
+        child = Path(folder) / plan.path.name.removesuffix(".zstd")
+        child.write_bytes(b"".join(line + b"\n" for line in plan.lines))
+        if visible_turns(case.agent, session, plan, child, prompts):
+            return None
+    if plan.warnings:
+        return "; ".join(plan.warnings)
+    return "the agent shows none of the kept prompts (a kept compaction stands in for them)"
+
+
+def _candidates(wanted: frozenset[str] | None) -> list[Case]:
     from klipui.klip.interval import parse_interval
     from klipui.session import open_session
 
-    wanted = set(agents) if agents is not None else None
     out: list[Case] = []
     for row in acceptance():
         if not row["accepted"]:
@@ -183,7 +276,7 @@ def cases(agents: Iterable[str] | None = None) -> list[Case]:
         agent = row["agent"]
         if wanted is not None and agent not in wanted:
             continue
-        session = open_session(SAMPLES / row["sample"])
+        session = open_session(sample_path(row["sample"]))
         n = _turn_count(session)
         every = tuple(t.number for t in session.turns)
         if every and n < len(every):
@@ -213,7 +306,7 @@ def non_clippable() -> list[dict[str, str]]:
 
     out = []
     for row in acceptance():
-        if row["accepted"] and _turn_count(open_session(SAMPLES / row["sample"])) <= 0:
+        if row["accepted"] and _turn_count(open_session(sample_path(row["sample"]))) <= 0:
             out.append(
                 {
                     "sample": row["sample"],
@@ -449,7 +542,13 @@ class Outcome:
 
     @property
     def passed(self) -> bool:
-        return self.accepted and self.prompts_ok and self.all_calls_answered and not self.problems
+        return (
+            self.accepted
+            and bool(self.expected_turns)
+            and self.prompts_ok
+            and self.all_calls_answered
+            and not self.problems
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "prompts_ok": self.prompts_ok, "passed": self.passed}
@@ -472,7 +571,7 @@ def run_case(case: Case, work: Path) -> Outcome:
         return outcome
     folder = Path(tempfile.mkdtemp(prefix="case-", dir=work))
     copy = folder / Path(case.sample).name
-    shutil.copyfile(SAMPLES / case.sample, copy)
+    shutil.copyfile(sample_path(case.sample), copy)
     session = open_session(copy)
     locators: list[str] = []
     originals: list[str] = []

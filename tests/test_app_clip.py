@@ -258,3 +258,19 @@ async def test_unfinished_key_is_disabled_when_every_turn_ended(tmp_path: Path) 
         await pilot.press("u")
         await settle(pilot, app)
         assert clip.plan is before and not clip.include_unfinished
+
+
+async def test_preview_warns_when_claude_code_would_not_show_the_child(tmp_path: Path) -> None:
+    """A file whose every parentUuid is null: the preview says Claude Code will rebuild only
+    the chain from the last line, under Warnings."""
+    (parent,) = copy_samples(tmp_path, ["claude-code/ccl_edge_cases.jsonl"])
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _session(pilot, app)
+        await pilot.press("a")
+        clip = await _preview(pilot, app)
+        assert clip.plan is not None
+        (warning,) = [w for w in clip.plan.warnings if "parentUuid" in w]
+        rows = [str(r) for r in clip.query_one("#clip-details").source.rows]
+        assert "Warnings" in rows
+        assert rows[rows.index("Warnings") + 1].strip() == warning

@@ -360,7 +360,10 @@ def test_compact_boundary_and_summary_line() -> None:
     assert replacing.type == "user/message"
     assert replacing.data["source"]["kind"] == "compaction"
     last = session.turns[-1]
-    assert session.events[last.start + 1].data["content"][0]["text"] == "After compaction"
+    assert session.events[last.start + 1] is compaction, "an auto compaction opens the next turn"
+    assert last.prompt == "After compaction"
+    prompt = session.events[compaction.seq + 2]
+    assert prompt.data["content"][0]["text"] == "After compaction"
 
 
 # ------------------------------------------------------------------------------ branches

@@ -6,8 +6,11 @@ with `..`, `1`, `-1`, `1..2`, a middle range with a `not`, and selections cuttin
 compaction or sidechains where the sample has them, `..` with `include_unfinished` when its
 last turn never ended, plus its `klipui compact` child (every turn, an unfinished one
 included): the agent accepts the child, rebuilds exactly the prompts of the kept turns it
-should show, in order, answers every tool call, and reports no ordering problem. A `..` child
-is rebuilt exactly as the parent. The whole matrix runs once per module, two agents at a time.
+should show, in order (every row expects at least one prompt; selections whose child shows
+none are left out with klipui's reason), answers every tool call, and reports no ordering
+problem. A `..` child is rebuilt exactly as the parent. The sessions the agents wrote themselves
+(tests/fixtures/agent-written) are clipped like the samples. The whole matrix runs once per
+module, two agents at a time.
 
 Skipped when the agents (`../shared/tools/install-agents.sh [--with-dsh]`) or resume_check.py
 are not there; see tests/fidelity_matrix.py for how expectations are made.
@@ -38,6 +41,7 @@ def outcomes() -> dict[str, fm.Outcome]:
 def test_the_agent_resumes_the_child_with_the_kept_turns(case: fm.Case, outcomes):
     outcome = outcomes[case.key]
     assert outcome.accepted, outcome.error
+    assert outcome.expected_turns, "a row that expects no prompt proves nothing"
     assert outcome.rebuilt_turns == outcome.expected_turns, (
         f"expected {outcome.expected}, the agent sent {outcome.rebuilt}"
     )
@@ -46,6 +50,19 @@ def test_the_agent_resumes_the_child_with_the_kept_turns(case: fm.Case, outcomes
     if case.label == "compact":
         assert outcome.originals_sent == 0, "the agent still sent a full original"
         assert outcome.locators_sent or not outcome.replaced, "no shrunk result reached the agent"
+
+
+def test_the_agent_written_sessions_are_in_the_matrix():
+    written = {f"{fm.AGENT_WRITTEN.name}/{p.name}" for a, p in fm.agent_written() if a in AGENTS}
+    assert written and written <= {case.sample for case in CASES}
+
+
+def test_rows_left_out_say_why_and_null_parents_are_warned():
+    hollow = fm.hollow_cases(AGENTS)
+    assert all(entry["why"] for entry in hollow)
+    if "claude" in AGENTS:
+        edge = [e for e in hollow if e["sample"].endswith("ccl_edge_cases.jsonl")]
+        assert edge and all("parentUuid chain" in e["why"] for e in edge)
 
 
 def test_compact_children_shrank_something_for_every_agent(outcomes):

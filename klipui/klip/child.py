@@ -78,7 +78,8 @@ class ChildPlan:
     notes: list[str]
     """Repairs and record-level adjustments made."""
     warnings: list[str]
-    """Clauses of the selection that select nothing."""
+    """Clauses of the selection that select nothing, then what the agent will not show of the
+    child (the writer's warnings)."""
     lines: list[bytes] = field(repr=False)
     compression: str | None
     title: str | None
@@ -251,7 +252,7 @@ def plan_child(
         inherited=inherited,
         blockers=body.blockers,
         notes=body.notes,
-        warnings=interval.warnings(report.turn_count),
+        warnings=[*interval.warnings(report.turn_count), *body.warnings],
         lines=body.lines,
         compression=compression,
         title=title if module.TITLED else None,

@@ -14,7 +14,8 @@ Each module exposes:
 
 `ChildSource` carries everything a writer may need; `ChildBody` what it made, with notes for the
 report: `blockers` (the agent will refuse or hang on this child; nothing is written unless
-forced) and `notes` (repairs and adjustments made, one line each).
+forced), `warnings` (what the agent will not show of it) and `notes` (repairs and adjustments
+made, one line each).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import importlib
 import os
 import secrets
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
@@ -66,6 +67,23 @@ class ChildBody:
     notes: list[str] = field(default_factory=list)
     records: int = 0
     """How many of the parent's records the child carries."""
+    warnings: list[str] = field(default_factory=list)
+    """What the agent will not show of the child although it is written (e.g. Claude Code lines
+    off the `parentUuid` chain)."""
+
+
+def last_turn_ending(kept: Sequence[Event]) -> str | None:
+    """How the child's last turn ended in the parent: the reason kind of its `turn/end` among
+    the kept events ("completed", "interrupted", …), None when it never ended."""
+    last = next((e for e in reversed(kept) if e.type == "turn/start"), None)
+    if last is None:
+        return None
+    for event in reversed(kept):
+        if event.type == "turn/end" and event.data.get("turn") == last.data.get("turn"):
+            reason = event.data.get("reason")
+            kind = reason.get("kind") if isinstance(reason, dict) else None
+            return kind if isinstance(kind, str) else None
+    return None
 
 
 TITLE_PREFIX = "KLIP "

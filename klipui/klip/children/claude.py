@@ -13,21 +13,28 @@ first kept line is a root); `logicalParentUuid` likewise. Lines are rewritten as
 changed `"key":value` pair is replaced in the raw line when it occurs exactly once there, so
 untouched content (12 MB tool results) is copied, not re-encoded; any other line is decoded,
 changed and re-encoded.
+
+A last turn that ended interrupted in the parent (a later prompt came) and keeps no
+`[Request interrupted by user]` line gets one, as Claude Code writes for an interrupted request,
+so it still reads as interrupted. The report warns when Claude Code would not show part of the
+child: user/assistant lines off the `parentUuid` chain from its last line (e.g. a file whose
+every `parentUuid` is null), after the last compact boundary.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, child_title_text
+from klipui.klip.children import ChildBody, ChildSource, child_title_text, last_turn_ending
 from klipui.session.formats._native import kept_records
-from klipui.session.model import Session
+from klipui.session.model import Event, Session
 
 TITLED = True
 """The child's `summary` line carries its title."""
@@ -36,6 +43,9 @@ API_FIELDS = ("id", "type", "model", "stop_reason", "usage")
 """Fields Claude Code needs on the last assistant record's `message` (it hangs without them)."""
 
 _CHAIN_KEYS = ("parentUuid", "logicalParentUuid")
+
+INTERRUPTED_MARK = "[Request interrupted by user]"
+"""The line Claude Code writes when the user interrupts a request."""
 
 
 def new_id(now: datetime) -> str:
@@ -75,6 +85,7 @@ def build(source: ChildSource) -> ChildBody:
     raw = {i: session.record_bytes(i) for i in kept if i not in source.replacements}
     lines: list[bytes] = []
     leaf: str | None = None
+    links: list[_Link] = []
     for index in kept:
         value = source.replacements.get(index, values[index])
         line = orjson.dumps(value) if index in source.replacements else raw[index]
@@ -82,11 +93,58 @@ def build(source: ChildSource) -> ChildBody:
         lines.append(_rewrite(line, value, changes))
         if isinstance(value.get("uuid"), str) and not value.get("isSidechain"):
             leaf = uuids[value["uuid"]]
+        links.append(_link(value, changes))
+    if leaf is not None and _needs_interruption_mark(source.kept):
+        mark = _interruption_mark(values[kept[-1]], source.child_id, leaf)
+        lines.append(orjson.dumps(mark))
+        leaf = mark["uuid"]
+        notes.append(
+            f"added a {INTERRUPTED_MARK!r} line (as Claude Code writes for an interrupted "
+            "request) so that the child's last turn still ends as interrupted"
+        )
     summary: dict[str, Any] = {"type": "summary", "summary": child_title_text(source.title)}
     if leaf is not None:
         summary["leafUuid"] = leaf
     lines.insert(0, orjson.dumps(summary))
-    return ChildBody(lines, None, blockers, notes, len(kept))
+    branch = {e.origin for e in session.events if e.type == "claude/branch"}
+    shown = [link for index, link in zip(kept, links, strict=True) if index not in branch]
+    warnings = _hidden_lines(shown)
+    return ChildBody(lines, None, blockers, notes, len(kept), warnings)
+
+
+def _needs_interruption_mark(kept: Sequence[Event]) -> bool:
+    """Whether the child's last turn ended as interrupted in the parent (a later prompt, or a
+    mark) and the child keeps no mark saying so: alone at the end it would read as never ended."""
+    if last_turn_ending(kept) != "interrupted":
+        return False
+    start = max(i for i, e in enumerate(kept) if e.type == "turn/start")
+    for event in kept[start:]:
+        if event.type == "user/message" and not event.ignorable:
+            text = "".join(b.get("text", "") for b in event.data["content"] if b["type"] == "text")
+            if text.lstrip().startswith(INTERRUPTED_MARK[:-1]):
+                return False
+    return True
+
+
+def _interruption_mark(last: dict[str, Any], child_id: str, parent: str) -> dict[str, Any]:
+    """The user line Claude Code writes when a request is interrupted, after `parent`."""
+    mark: dict[str, Any] = {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "userType": "external",
+    }
+    for key in ("cwd", "version", "gitBranch"):
+        if isinstance(last.get(key), str):
+            mark[key] = last[key]
+    mark.update(
+        sessionId=child_id,
+        type="user",
+        message={"role": "user", "content": [{"type": "text", "text": INTERRUPTED_MARK}]},
+        uuid=str(uuid.uuid5(uuid.UUID(child_id), f"klipui-interrupted:{parent}")),
+    )
+    if isinstance(last.get("timestamp"), str):
+        mark["timestamp"] = last["timestamp"]
+    return mark
 
 
 def _lines(session: Session, indexes: Sequence[int]) -> str:
@@ -195,6 +253,73 @@ def _blockers(values: list[Any], kept: list[int]) -> list[str]:
                 + ", ".join(missing)
             ]
     return []
+
+
+@dataclass(slots=True)
+class _Link:
+    """A child line as Claude Code's chain walk sees it."""
+
+    chat: bool
+    """A main-chain user or assistant line (what the agent rebuilds the conversation from)."""
+    boundary: bool
+    uuid: str | None
+    parent: str | None
+    null_parent: bool
+    """The parent's own line had a null `parentUuid` (not one re-linked to null)."""
+    message_id: str | None
+    """`message.id` of an assistant chunk (chunks of one message are shown together)."""
+    results_only: bool
+    """A user line holding only tool results (Claude Code gathers those of parallel calls)."""
+
+
+def _link(value: dict[str, Any], changes: list[tuple[str, Any, Any]]) -> _Link:
+    new = {key: replacement for key, _old, replacement in changes}
+    own = new.get("uuid", value.get("uuid"))
+    parent = new.get("parentUuid", value.get("parentUuid"))
+    return _Link(
+        chat=value.get("type") in ("user", "assistant") and not value.get("isSidechain"),
+        boundary=value.get("type") == "system" and value.get("subtype") == "compact_boundary",
+        uuid=own if isinstance(own, str) else None,
+        parent=parent if isinstance(parent, str) else None,
+        null_parent=value.get("parentUuid") is None,
+        message_id=_message_id(value),
+        results_only=value.get("type") == "user"
+        and bool(blocks := _blocks(value))
+        and all(b.get("type") == "tool_result" for b in blocks),
+    )
+
+
+def _hidden_lines(links: Sequence[_Link]) -> list[str]:
+    """A warning when Claude Code would not show some of the child's conversation: it rebuilds
+    only the `parentUuid` chain from the last user/assistant line back to a root (a compact
+    boundary ends it by design, so lines before the last boundary do not count)."""
+    start = max((i for i, link in enumerate(links) if link.boundary), default=-1) + 1
+    chat = [link for link in links[start:] if link.chat]
+    if len(chat) < 2:
+        return []
+    by_uuid = {link.uuid: link for link in links if link.uuid is not None}
+    reached: set[int] = set()
+    node: _Link | None = chat[-1]
+    while node is not None and id(node) not in reached:
+        reached.add(id(node))
+        node = by_uuid.get(node.parent) if node.parent is not None else None
+    messages = {by_id.message_id for by_id in chat if id(by_id) in reached} - {None}
+    reached_uuids = {link.uuid for link in chat if id(link) in reached}
+    hidden = [
+        link
+        for link in chat
+        if id(link) not in reached
+        and link.message_id not in messages
+        and not (link.results_only and link.parent in reached_uuids)
+    ]
+    if not hidden:
+        return []
+    why = " (every parentUuid is null)" if all(link.null_parent for link in chat) else ""
+    return [
+        "Claude Code rebuilds only the parentUuid chain back from the child's last user/assistant "
+        f"line: {len(hidden)} of its {len(chat)} user/assistant lines are off that chain and "
+        f"will not be shown{why}"
+    ]
 
 
 def _uuid_map(values: list[Any], kept: list[int], namespace: uuid.UUID) -> dict[str, str]:

@@ -5,7 +5,9 @@ lives in one, else beside the parent. Its first line is the parent's `session_me
 `id` and `timestamp` (Codex refuses a rollout without one) and `forked_from_id` set to the
 parent's own id (never a grandparent's carried over); every other kept line is copied byte for
 byte. Tool pairs are kept whole by `call_id`: the outputs of a kept call are kept, an output
-whose call went is dropped.
+whose call went is dropped. A last turn that ended interrupted in the parent (a later prompt
+came) gets a `turn_aborted` event, as Codex writes for an interrupted turn, so it still reads as
+interrupted.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, iso_stamp, uuid7
+from klipui.klip.children import ChildBody, ChildSource, iso_stamp, last_turn_ending, uuid7
 from klipui.session.formats._native import kept_records
-from klipui.session.model import Session
+from klipui.session.model import Event, Session
 
 TITLED = False
 """Codex stores no title; its picker shows the first prompt."""
@@ -148,4 +150,35 @@ def build(source: ChildSource) -> ChildBody:
             lines.append(orjson.dumps(source.replacements[index]))
         else:
             lines.append(raw[index])
+    if _needs_abort_mark(source.kept):
+        last = values[kept[-1]] if kept else {}
+        when = last.get("timestamp")
+        lines.append(
+            orjson.dumps(_abort_mark(when if isinstance(when, str) else stamp, last.get("ordinal")))
+        )
+        notes.append(
+            "added a turn_aborted event (as Codex writes for an interrupted turn) so that the "
+            "child's last turn still ends as interrupted"
+        )
     return ChildBody(lines, None, blockers, notes, len(kept) + (meta_index is not None))
+
+
+def _needs_abort_mark(kept: list[Event]) -> bool:
+    """Whether the child's last turn ended as interrupted in the parent and the child keeps no
+    `turn_aborted` event saying so."""
+    if last_turn_ending(kept) != "interrupted":
+        return False
+    start = max(i for i, e in enumerate(kept) if e.type == "turn/start")
+    return not any(e.type == "codex/event_msg/turn_aborted" for e in kept[start:])
+
+
+def _abort_mark(stamp: str, ordinal: Any) -> dict[str, Any]:
+    """The event Codex writes when the user interrupts a turn; numbered after the last kept
+    record when records carry an `ordinal` (Codex 0.171 refuses a rollout whose final record
+    has none)."""
+    mark: dict[str, Any] = {"timestamp": stamp}
+    if isinstance(ordinal, int) and not isinstance(ordinal, bool):
+        mark["ordinal"] = ordinal + 1
+    mark["type"] = "event_msg"
+    mark["payload"] = {"type": "turn_aborted", "reason": "interrupted"}
+    return mark

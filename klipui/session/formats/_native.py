@@ -84,8 +84,10 @@ class EventBuilder(TurnBook):
         self.events[at:at] = inserted
 
     def answered(self, value: bool) -> None:
-        """Record whether the latest assistant message ended the turn (no calls wanted)."""
+        """Record whether the latest assistant message ended the turn (no calls wanted); a
+        reply cancels an earlier interruption mark of the turn."""
         self._answered = value
+        self._ended = None
 
     def register_call(self, call_id: str, event: Event, *, awaited: bool) -> None:
         """Remember a `tool/call` so later results can cite it; `awaited` keeps the turn open."""

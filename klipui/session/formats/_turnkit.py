@@ -3,7 +3,8 @@
 No format marks its turns: every adapter wraps them in synthetic `turn/start` / `turn/end`
 events (origin None). `TurnBook` holds what they share: turn and step numbers, and when a turn
 ends "completed" (its latest assistant message answered and no tool call waits), "interrupted"
-(an unfinished turn followed by another) or stays open (an unfinished last turn).
+(an unfinished turn followed by another, or one the format marks as interrupted), or stays open
+(an unfinished last turn without such a mark).
 `EventLog` (pi, messages) appends events with contiguous seqs and resolves tool results to the
 seq of their `tool/call`; `_native.EventBuilder` (Claude Code, Codex) is the deferred-seq kind.
 Native values are turned into lowered shapes by `klipui.session.formats._values`.
@@ -71,6 +72,14 @@ class TurnBook:
         self._pending: set[str] = set()
         """Ids of the tool calls of the open turn that wait for a result."""
         self._last_time: int | None = None
+        self._ended: str | None = None
+        """How the open turn stopped, when the format says so (e.g. "interrupted")."""
+
+    def ended(self, kind: str) -> None:
+        """Record that the format marks the open turn as stopped (`kind`, e.g. "interrupted"):
+        it ends so even as the last turn; a later reply in the same turn cancels it."""
+        if self._open:
+            self._ended = kind
 
     def next_step(self) -> int:
         """Number the next model step of the open turn."""
@@ -89,6 +98,7 @@ class TurnBook:
         self.step = 0
         self._open = True
         self._answered = False
+        self._ended = None
         self._pending.clear()
 
     def _end_kind(self, *, final: bool, stop: str | None = None) -> str | None:
@@ -98,6 +108,8 @@ class TurnBook:
         if not self._open:
             return None
         self._open = False
+        if stop is None:
+            stop = self._ended
         if stop is not None:
             return stop
         if self._answered and not self._pending:
@@ -202,6 +214,7 @@ class EventLog(TurnBook):
         self._stop_detail = stop_detail
         calls = any(block.get("type") == "tool-call" for block in content)
         self._answered = not calls and stop != "toolUse"
+        self._ended = None
         return self.add("assistant/message", data, time=time, origin=origin)
 
     def call(

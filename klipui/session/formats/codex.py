@@ -19,7 +19,8 @@ Every line is `{timestamp, type, payload}`. Lowering:
     `codex/response_item/<type>` events.
 - `event_msg` lines repeat what `response_item` holds (or are UI ticks): ignorable
   `codex/event_msg/<type>` events. `turn_context`: ignorable `codex/turn_context`; it opens the
-  turn of the prompt that follows it. `compacted`: `compaction/summary {summary}`.
+  turn of the prompt that follows it. `compacted`: `compaction/summary {summary}`. A
+  `turn_aborted` event ends its turn "interrupted", even when no turn follows it.
 - Unknown line types: ignorable `codex/<type>` with the native line as `data`.
 
 A custom tool's free-form input is lowered as the arguments `{"input": <text>}`.
@@ -230,6 +231,8 @@ class _Lowerer:
         elif kind == "event_msg":
             if sub == "thread_name_updated" and isinstance(payload.get("thread_name"), str):
                 self.title = payload["thread_name"]
+            elif sub == "turn_aborted":
+                self.out.ended("interrupted")
             label = sub if isinstance(sub, str) and sub else "unknown"
             self.ignorable(f"codex/event_msg/{label}", index, value, time)
         elif kind == "turn_context":
