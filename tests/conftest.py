@@ -27,6 +27,17 @@ def corpus_cases() -> list[Path]:
     return sorted(p for p in CORPUS.iterdir() if (p / "output.txt").is_file())
 
 
+FIRST_MEASURE_CASE = 24
+"""Cases from this number on were captured to measure the engine on shapes it was not built for:
+their `kind` is the capturer's word, not a reducer's contract, so they are judged by recall
+(test_shrink_salience.py, bench/shrink_quality.py), not by which reducer detects them."""
+
+
+def design_cases() -> list[Path]:
+    """The corpus cases the reducers were designed on (0.1), whose kinds are reducer contracts."""
+    return [p for p in corpus_cases() if int(p.name.split("-", 1)[0]) < FIRST_MEASURE_CASE]
+
+
 @pytest.fixture(autouse=True)
 def sealed_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point every user directory klipui may touch at a fresh temporary home."""

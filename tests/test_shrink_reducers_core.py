@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, design_cases
 
 from klipui.shrink import Budget, Hint, Keep, Summary, shrink
 from klipui.shrink.reducers import csv as csv_reducer
@@ -332,11 +332,9 @@ def test_size_direction(hint: Hint, direction: str) -> None:
 
 
 def test_every_corpus_case_improves_on_head_tail(tmp_path: Path) -> None:
-    """The whole chain keeps every must_keep string of the corpus within its budget."""
+    """The whole chain keeps every must_keep string of the design corpus within its budget."""
     total = kept = 0
-    for folder in sorted(CORPUS.iterdir()):
-        if not (folder / "output.txt").is_file():
-            continue
+    for folder in design_cases():
         _, meta, out = run_case(folder.name)
         assert len(out.content) <= meta["budget_chars"]  # type: ignore[attr-defined]
         total += len(meta["must_keep"])

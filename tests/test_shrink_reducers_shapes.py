@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from klipui.shrink import Budget, Hint, shrink
 from klipui.shrink.plan import Keep, Summary
 from klipui.shrink.text import split_lines
-from tests.conftest import corpus_cases
+from tests.conftest import design_cases
 
 KINDS = ("tests", "build", "lint", "stacktrace", "gitlog", "install", "log")
 REDUCERS: dict[str, ModuleType] = {
@@ -30,7 +30,7 @@ def _case(path: Path) -> tuple[str, dict]:
     )
 
 
-CASES = [(p, *_case(p)) for p in corpus_cases()]
+CASES = [(p, *_case(p)) for p in design_cases()]
 OWN = [c for c in CASES if c[2]["kind"] in KINDS]
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from klipui.shrink import Budget, Hint, shrink
 from klipui.shrink.reducers import docker, sql
-from tests.conftest import corpus_cases
+from tests.conftest import design_cases
 
 SHAPES = Path(__file__).parent / "fixtures" / "shrink_shapes"
 
@@ -97,7 +97,7 @@ def test_sqlite_column_and_box_tables() -> None:
 def test_sql_declines_other_shapes() -> None:
     wrongly = [
         path.name
-        for path in corpus_cases()
+        for path in design_cases()
         if sql.detect((path / "output.txt").read_text(encoding="utf-8"), Hint(tool="bash"))
     ]
     assert wrongly == []
@@ -181,7 +181,7 @@ def test_successful_build_keeps_steps_and_final_image() -> None:
 def test_docker_declines_other_shapes() -> None:
     wrongly = [
         path.name
-        for path in corpus_cases()
+        for path in design_cases()
         if docker.detect((path / "output.txt").read_text(encoding="utf-8"), Hint(tool="bash"))
     ]
     assert wrongly == []
