@@ -403,3 +403,18 @@ def test_a_file_appended_to_since_read_still_clips(tmp_path: Path, family: str) 
     assert (
         plan.kept_records == plan_child(FAMILY[family], "..", include_unfinished=True).kept_records
     )
+
+
+@pytest.mark.parametrize("value", [-1, 7.5, ["a"], {"a": 1}, True])
+def test_a_pi_header_whose_cwd_is_not_text_still_gives_figures(tmp_path: Path, value: Any) -> None:
+    from klipui.session.load import exact_info, open_session
+
+    lines = (SAMPLES / "pi" / "pi_before-compaction_v1.jsonl").read_bytes().split(b"\n")
+    header = orjson.loads(lines[0])
+    header["cwd"] = value
+    lines[0] = orjson.dumps(header)
+    path = tmp_path / "odd-cwd.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    info = exact_info(path)
+    assert info.cwd is None and info.project is None
+    assert info.events == len(open_session(path).events) > 0

@@ -230,18 +230,18 @@ def session_info(session: Session, size: int = 0, mtime: float | None = None) ->
     first_turn = session.turns[0] if session.turns else None
     tokens = sum(turn.tokens for turn in session.turns)
     tokens += sum(estimate_tokens(t) for e in _outside_turns(session) for t in event_texts(e))
-    cwd = session.cwd
+    cwd = _text(session.cwd)
     updated = max(times) / 1000 if times else mtime
     return SessionInfo(
         path=session.path,
         format=session.format,
         agent=module.agent,
-        title=session.title,
+        title=_text(session.title),
         first_prompt=first_turn.prompt if first_turn and first_turn.prompt else None,
         project=Path(cwd.rstrip("/\\")).name or cwd if cwd else None,
         cwd=cwd,
-        session_id=session.session_id,
-        parent=session.parent,
+        session_id=_text(session.session_id),
+        parent=_text(session.parent),
         started=min(times) / 1000 if times else None,
         updated=updated,
         turns=len(session.turns),
@@ -280,3 +280,8 @@ def _with_stat(info: SessionInfo, path: Path) -> SessionInfo:
     info.bytes = stat.st_size
     info.updated = stat.st_mtime
     return info
+
+
+def _text(value: object) -> str | None:
+    """A header field as text, or None when the file holds something else there."""
+    return value if isinstance(value, str) else None
