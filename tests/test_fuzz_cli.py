@@ -15,6 +15,9 @@ from klipui.cli import main
 
 EXAMPLES = int(os.environ.get("FUZZ_CLI_EXAMPLES", "150"))
 """Mutated files per run, each given to the three commands."""
+DERANDOMIZE = not __import__("os").environ.get("FUZZ_RANDOM")
+"""The suite runs the same mutations every time (a red CI names a real regression); set
+FUZZ_RANDOM=1 to explore new ones."""
 SUPPRESS = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
 
 
@@ -28,7 +31,12 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fuzz-cli")
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=SUPPRESS)
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=SUPPRESS,
+    derandomize=DERANDOMIZE,
+)
 @given(data=st.data())
 def test_the_cli_on_mutated_samples_never_crashes(
     samples: list[Sample],

@@ -22,6 +22,9 @@ from klipui.session.model import SessionInfo
 
 EXAMPLES = int(__import__("os").environ.get("FUZZ_EXAMPLES", "1500"))
 """Mutated files per run (each with one to three mutated lines)."""
+DERANDOMIZE = not __import__("os").environ.get("FUZZ_RANDOM")
+"""The suite runs the same mutations every time (a red CI names a real regression); set
+FUZZ_RANDOM=1 to explore new ones."""
 SUPPRESS = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
 
 
@@ -44,7 +47,12 @@ def test_the_samples_are_many_and_open(samples: list[Sample], workdir: Path) -> 
         assert {record.line for record in session.records} == sample.good, sample.name
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=SUPPRESS)
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=SUPPRESS,
+    derandomize=DERANDOMIZE,
+)
 @given(data=st.data())
 def test_mutated_samples_never_crash_and_keep_every_untouched_line(
     samples: list[Sample], workdir: Path, data: st.DataObject
