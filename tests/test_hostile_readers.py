@@ -418,3 +418,23 @@ def test_a_pi_header_whose_cwd_is_not_text_still_gives_figures(tmp_path: Path, v
     info = exact_info(path)
     assert info.cwd is None and info.project is None
     assert info.events == len(open_session(path).events) > 0
+
+
+def test_a_dsh_result_whose_call_id_is_a_list_is_clipped_without_a_crash(tmp_path: Path) -> None:
+    from klipui.klip.child import plan_child
+    from klipui.session.load import open_session
+
+    lines = (SAMPLES / "dsh" / "navigation-panes.jsonl").read_bytes().split(b"\n")
+    changed = 0
+    for number, line in enumerate(lines):
+        if b'"tool/result"' in line and b'"callId"' in line:
+            record = orjson.loads(line)
+            record["data"]["callId"] = []
+            lines[number] = orjson.dumps(record)
+            changed += 1
+    assert changed
+    path = tmp_path / "list-call-id.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    session = open_session(path)
+    plan = plan_child(session, "..")
+    assert plan is not None

@@ -203,24 +203,30 @@ def _content(event: Mapping[str, Any]) -> list[Any]:
 
 def _call_ids(event: Mapping[str, Any]) -> list[Any]:
     return [
-        b.get("id")
+        _id_key(b.get("id"))
         for b in _content(event)
         if isinstance(b, Mapping) and b.get("type") == "tool-call"
     ]
+
+
+def _id_key(value: Any) -> Any:
+    """A call id usable as a key: a string or number as it is, anything else (a list or object
+    from a damaged file) by its text, so that it pairs with nothing but never breaks a check."""
+    return value if isinstance(value, str | int | float | None) else repr(value)
 
 
 def _result_ids(event: Mapping[str, Any]) -> list[Any]:
     """Calls answered by `event`: its tool-result blocks, or the `callId` of an older-shape
     `tool/result` whose data is the result itself (`{callId, content, isError}`)."""
     ids = [
-        b.get("toolCallId")
+        _id_key(b.get("toolCallId"))
         for b in _content(event)
         if isinstance(b, Mapping) and b.get("type") == "tool-result"
     ]
     if not ids and event.get("type") == "tool/result":
         data = event.get("data")
         if isinstance(data, Mapping) and "callId" in data:
-            ids.append(data["callId"])
+            ids.append(_id_key(data["callId"]))
     return ids
 
 
