@@ -8,10 +8,12 @@ deep nesting, huge numbers and lone surrogate escapes.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from conftest import sample_files
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from klipui.session.jsonl import read_jsonl
@@ -144,3 +146,18 @@ def mutated(draw: st.DrawFn, samples: list[Sample]) -> Mutated:
         lines[index] = draw(mutation(lines[index]))
         touched.add(index + 1)
     return Mutated(sample, b"\n".join(lines) + b"\n", frozenset(touched))
+
+
+def fuzz_settings(examples: int) -> settings:
+    """Hypothesis settings of a fuzz test: `examples` mutated files, no deadline, the same
+    mutations every run (a red CI names a real regression) unless FUZZ_RANDOM=1 explores."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.data_too_large,
+        ],
+        derandomize=not os.environ.get("FUZZ_RANDOM"),
+    )

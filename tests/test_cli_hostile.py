@@ -157,8 +157,8 @@ BIG = 123456789012345678901234567890
 
 @pytest.mark.parametrize("shape", ["anthropic", "openai"])
 def test_export_keeps_huge_integers_and_never_writes_a_repr(tmp_path: Path, shape: str) -> None:
-    # a bare NaN outside a string is not JSON: the reader reports such a line (test_hostile_readers);
-    # a >64-bit integer outside a string is read by orjson as a float (left as it is for now)
+    # a bare NaN outside a string is not JSON: the reader reports such a line
+    # (test_hostile_readers); a >64-bit integer outside a string is read by orjson as a float
     as_object = {"n": 12345, "s": "ok"}
     rows = [
         '{"role": "user", "content": "go"}',

@@ -7,18 +7,14 @@ import os
 from pathlib import Path
 
 import pytest
-from fuzz_support import Sample, load_samples, mutated
-from hypothesis import HealthCheck, given, settings
+from fuzz_support import Sample, fuzz_settings, load_samples, mutated
+from hypothesis import given
 from hypothesis import strategies as st
 
 from klipui.cli import main
 
 EXAMPLES = int(os.environ.get("FUZZ_CLI_EXAMPLES", "150"))
 """Mutated files per run, each given to the three commands."""
-DERANDOMIZE = not __import__("os").environ.get("FUZZ_RANDOM")
-"""The suite runs the same mutations every time (a red CI names a real regression); set
-FUZZ_RANDOM=1 to explore new ones."""
-SUPPRESS = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +27,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fuzz-cli")
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=SUPPRESS,
-    derandomize=DERANDOMIZE,
-)
+@fuzz_settings(EXAMPLES)
 @given(data=st.data())
 def test_the_cli_on_mutated_samples_never_crashes(
     samples: list[Sample],

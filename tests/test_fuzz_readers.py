@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fuzz_support import Sample, load_samples, mutated
-from hypothesis import HealthCheck, given, settings
+from fuzz_support import Sample, fuzz_settings, load_samples, mutated
+from hypothesis import given
 from hypothesis import strategies as st
 
 from klipui.klip.child import ClipError, plan_child
@@ -22,10 +22,6 @@ from klipui.session.model import SessionInfo
 
 EXAMPLES = int(__import__("os").environ.get("FUZZ_EXAMPLES", "1500"))
 """Mutated files per run (each with one to three mutated lines)."""
-DERANDOMIZE = not __import__("os").environ.get("FUZZ_RANDOM")
-"""The suite runs the same mutations every time (a red CI names a real regression); set
-FUZZ_RANDOM=1 to explore new ones."""
-SUPPRESS = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +43,7 @@ def test_the_samples_are_many_and_open(samples: list[Sample], workdir: Path) -> 
         assert {record.line for record in session.records} == sample.good, sample.name
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=SUPPRESS,
-    derandomize=DERANDOMIZE,
-)
+@fuzz_settings(EXAMPLES)
 @given(data=st.data())
 def test_mutated_samples_never_crash_and_keep_every_untouched_line(
     samples: list[Sample], workdir: Path, data: st.DataObject
