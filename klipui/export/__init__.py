@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from klipui.export.document import DETAILS, Block, Document, TurnDoc, build_document
 from klipui.export.html import render_html
 from klipui.export.markdown import render_markdown
@@ -31,6 +33,20 @@ def export_text(
     return render_html(doc) if kind == "html" else render_markdown(doc)
 
 
+def write_export(path: Path | str, text: str) -> Path:
+    """Write an export as a new file, atomically (FileExistsError when `path` exists)."""
+    from klipui.session.jsonl import write_new
+
+    write_new(path, [text.rstrip("\n").encode("utf-8", "replace")])
+    return Path(path)
+
+
+def default_name(session: Session, kind: str, *, redacted: bool = False) -> str:
+    """`<session file stem>[.redacted].md|.html`."""
+    stem = session.path.name.split(".")[0] or "session"
+    return f"{stem}{'.redacted' if redacted else ''}{SUFFIXES[kind]}"
+
+
 __all__ = [
     "DETAILS",
     "KINDS",
@@ -39,7 +55,9 @@ __all__ = [
     "Document",
     "TurnDoc",
     "build_document",
+    "default_name",
     "export_text",
     "render_html",
     "render_markdown",
+    "write_export",
 ]

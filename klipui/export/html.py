@@ -217,7 +217,7 @@ def shell(command: str) -> str:
             continue
         if kind == "op":
             out.append(f'<span class="sh-op">{text}</span>')
-            expect_command = token.group() not in (")", "`") and not token.group()[-1] == ">"
+            expect_command = token.group() not in (")", "`") and token.group()[-1] != ">"
             continue
         if kind == "word":
             word = token.group()
