@@ -11,10 +11,28 @@ from __future__ import annotations
 import json
 from html import escape
 
+from markdown_it import MarkdownIt
+
 from klipui.export.document import Block, Document
 from klipui.export.text import edit_diff, fence_for, first_line, size_label, untrusted
 
-FOLD_LINES = 12
+_PARSER = MarkdownIt("commonmark")
+
+
+def closed(text: str) -> str:
+    """Markdown `text` with a fence left open at its end closed, so that it cannot swallow what
+    follows it in the export."""
+    tokens = [t for t in _PARSER.parse(text) if t.type == "fence" and t.map]
+    if not tokens:
+        return text
+    last = tokens[-1]
+    lines = text.splitlines()
+    if last.map and last.map[1] >= len(lines):
+        tail = lines[-1].strip() if lines else ""
+        mark = last.markup
+        if last.map[1] - last.map[0] < 2 or not (tail.startswith(mark) and not tail.strip(mark[0])):
+            return f"{text.rstrip()}\n{mark}"
+    return text
 
 
 def _fenced(text: str, language: str = "text") -> str:
@@ -52,9 +70,9 @@ def _block(block: Block) -> str:
     side = " (sidechain)" if block.sidechain else ""
     text = untrusted(block.text)
     if block.kind == "prompt":
-        return f"**User{side}:**\n\n{text.strip()}"
+        return f"**User{side}:**\n\n{closed(text.strip())}"
     if block.kind == "answer":
-        return f"**Assistant{side}:**\n\n{text.strip()}"
+        return f"**Assistant{side}:**\n\n{closed(text.strip())}"
     if block.kind == "thinking":
         return _fold(f"Thinking{side} ({size_label(text)})", _fenced(text))
     if block.kind == "compaction":
