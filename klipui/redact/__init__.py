@@ -8,6 +8,6 @@ or structure. No UI code here.
 """
 
 from klipui.redact.detect import DETECTORS, KNOWN_SHAPES, Match, detect
-from klipui.redact.redactor import Finding, Redactor
+from klipui.redact.redactor import Finding, Redactor, redact_lines
 
-__all__ = ["DETECTORS", "KNOWN_SHAPES", "Finding", "Match", "Redactor", "detect"]
+__all__ = ["DETECTORS", "KNOWN_SHAPES", "Finding", "Match", "Redactor", "detect", "redact_lines"]

@@ -151,3 +151,28 @@ def _emails(text: str) -> Any:
 def home_folder() -> str:
     """The user's home folder, as text."""
     return os.path.expanduser("~")
+
+
+def redact_lines(lines: Iterable[bytes], redactor: Redactor) -> tuple[list[bytes], int]:
+    """JSONL lines with the string contents of each record redacted (`Redactor.redact_json`):
+    keys, ids, signatures, numbers and structure are kept, and a line with nothing to redact
+    keeps its exact bytes. Lines that are not JSON pass unchanged. Returns the lines and how
+    many changed."""
+    import orjson
+
+    out: list[bytes] = []
+    changed = 0
+    for line in lines:
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            out.append(line)
+            continue
+        before = redactor.total
+        redacted = redactor.redact_json(value)
+        if redactor.total == before:
+            out.append(line)
+            continue
+        out.append(orjson.dumps(redacted))
+        changed += 1
+    return out, changed
