@@ -96,3 +96,44 @@ def test_the_agent_resumes_a_redacted_child(agent: str, tmp_path: Path) -> None:
     assert SECRET not in sent and "[REDACTED github-token #1]" in sent
     conversation = report["conversation"]
     assert conversation["all_calls_answered"] and conversation["problems"] == []
+
+
+def _hook(tmp_path: Path, lines: list[str], *args: str) -> list[dict[str, Any]]:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    command = [sys.executable, "-m", "klipui", "hook", "--spill-dir", str(tmp_path / "s"), *args]
+    done = subprocess.run(
+        command, input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=tmp_path,
+        env=env, timeout=120, check=True,
+    )  # fmt: skip
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_hook_redacts_with_the_flag_or_the_project_setting(tmp_path: Path) -> None:
+    small = {"llm_content": f"token {SECRET}\n{PASSWORD_LINE}", "tool": "bash"}
+    big = {"llmContent": [{"type": "text", "text": f"{SECRET}\n" + "x\n" * 5000}]}
+    lines = [json.dumps(small), json.dumps(big)]
+    plain = _hook(tmp_path, lines)
+    assert plain[0]["llm_content"] == small["llm_content"]  # redaction is off by default
+    for args in (("--redact",), ()):
+        if not args:
+            (tmp_path / ".klipui.toml").write_text("[shrink]\nredact = true\n")
+        out = _hook(tmp_path, lines, *args)
+        assert out[0]["llm_content"] == (
+            "token [REDACTED github-token #1]\nDB_PASSWORD=[REDACTED env-secret #1]"
+        )
+        assert out[0]["tool"] == "bash"
+        assert SECRET not in json.dumps(out[1]) and out[1]["truncated"] is True
+
+
+def test_compact_redacts_its_child(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    parent = with_secret(AGENT_FILES["claude"], tmp_path / AGENT_FILES["claude"].name)
+    out = tmp_path / "child.jsonl"
+    code = main(
+        ["compact", str(parent), "--redact", "--spill-dir", str(tmp_path / "s"), "-o", str(out)]
+    )
+    assert code == 0, capsys.readouterr()
+    assert SECRET not in out.read_text() and "[REDACTED github-token #1]" in out.read_text()

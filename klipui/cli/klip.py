@@ -107,8 +107,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def redact_plan(plan: Any) -> None:
-    """Redact the string contents of the planned child's records (a note says how many)."""
+def redact_plan(plan: Any) -> int:
+    """Redact the string contents of the planned child's records (a note says how many);
+    returns the number of secrets replaced."""
     from klipui.redact import Redactor, redact_lines
 
     redactor = Redactor()
@@ -117,6 +118,7 @@ def redact_plan(plan: Any) -> None:
     plan.notes.append(
         f"redacted {redactor.total} secrets in {changed} records" + (f" ({kinds})" if kinds else "")
     )
+    return redactor.total
 
 
 def turn_runs(turns: dict[int, int]) -> str:
