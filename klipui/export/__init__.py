@@ -33,12 +33,27 @@ def export_text(
     return render_html(doc) if kind == "html" else render_markdown(doc)
 
 
-def write_export(path: Path | str, text: str) -> Path:
-    """Write an export as a new file, atomically (FileExistsError when `path` exists)."""
+def write_export(path: Path | str, text: str, *, overwrite: bool = False) -> Path:
+    """Write an export atomically: as a new file (FileExistsError when `path` exists), or,
+    with `overwrite`, in place of the existing file (written beside it, then renamed over)."""
+    import os
+    import uuid
+
     from klipui.session.jsonl import write_new
 
-    write_new(path, [text.rstrip("\n").encode("utf-8", "replace")])
-    return Path(path)
+    path = Path(path)
+    data = [text.rstrip("\n").encode("utf-8", "replace")]
+    if not overwrite or not path.exists():
+        write_new(path, data)
+        return path
+    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    write_new(temp, data)
+    try:
+        os.replace(temp, path)
+    except OSError:
+        temp.unlink(missing_ok=True)
+        raise
+    return path
 
 
 def default_name(session: Session, kind: str, *, redacted: bool = False) -> str:
