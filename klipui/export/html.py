@@ -85,7 +85,7 @@ def _toc(doc: Document) -> str:
     for turn in doc.turns:
         prompt = next((b.text for b in turn.blocks if b.kind == "prompt"), "")
         label = esc(first_line(prompt)) or "<em>(no prompt)</em>"
-        items.append(f'<li><a href="#turn-{turn.number}">{turn.number}. {label}</a></li>')
+        items.append(f'<li value="{turn.number}"><a href="#turn-{turn.number}">{label}</a></li>')
     return '<nav id="top"><h2>Contents</h2><ol>' + "".join(items) + "</ol></nav>"
 
 
@@ -172,6 +172,13 @@ def _diff(lines: list[str]) -> str:
     return '<pre class="diff">' + "\n".join(out) + "</pre>"
 
 
+def _pre(text: str) -> str:
+    """A tool output: as a diff when it is one (`git diff`), else plain."""
+    if text.lstrip().startswith(("diff --git", "--- a/", "*** Begin Patch")):
+        return _diff(text.splitlines())
+    return f'<pre class="out">{esc(text)}</pre>'
+
+
 def _result(text: str, is_error: bool) -> str:
     label = "Error" if is_error else "Result"
     size = size_label(text)
@@ -179,8 +186,8 @@ def _result(text: str, is_error: bool) -> str:
     if len(lines) > BIG_LINES or len(text) > BIG_BYTES:
         head = "\n".join(lines[:PREVIEW_LINES])[:BIG_BYTES]
         inner = (
-            f'<pre class="out">{esc(head)}</pre><details class="all"><summary>show all '
-            f'({size})</summary><pre class="out">{esc(text)}</pre></details>'
+            f'{_pre(head)}<details class="all"><summary>show all '
+            f"({size})</summary>{_pre(text)}</details>"
         )
         return (
             f'<details class="result"><summary>{label} <span class="size">{size}, '
@@ -188,7 +195,7 @@ def _result(text: str, is_error: bool) -> str:
         )
     return (
         f'<details class="result"><summary>{label} <span class="size">{size}</span>'
-        f'</summary><pre class="out">{esc(text)}</pre></details>'
+        f"</summary>{_pre(text)}</details>"
     )
 
 

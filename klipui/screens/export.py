@@ -91,9 +91,9 @@ class ExportScreen(KlipuiScreen):
 
     def _refresh(self) -> None:
         count = len(self.turns) if self.turns else len(self.session.turns)
-        whole = "selected" if self.turns else "all"
+        which = f"{count} selected" if self.turns else f"all {count}"
         settings = Text()
-        settings.append(f"Export {count} {whole} turn{'s' if count != 1 else ''} as ")
+        settings.append(f"Export {which} turn{'s' if count != 1 else ''} as ")
         settings.append(self.kind.upper() if self.kind == "html" else "Markdown", style="bold")
         settings.append("  detail ")
         settings.append(self.detail, style="bold")
@@ -102,7 +102,6 @@ class ExportScreen(KlipuiScreen):
         self.query_one("#export-settings", Static).update(settings)
         if not self._edited_path:
             self.query_one("#export-path", Input).value = self._default_path()
-        self.query_one("#export-heads").display = self.redact
         self._preview()
 
     @work(exclusive=True, thread=True, group="export-preview", name="redaction preview")
@@ -118,6 +117,7 @@ class ExportScreen(KlipuiScreen):
         summary = self.query_one("#export-summary", Static)
         pane = self.query_one("#export-preview", VerticalScroll)
         pane.remove_children()
+        self.query_one("#export-heads").display = bool(hunks)
         if hunks is None:
             summary.update(Text("Redaction off: the export holds the texts as they are."))
             return
