@@ -120,6 +120,19 @@ SHAPE_TEMPLATES = [
     "error: invalid credentials ({S}) for user deploy",
 ]
 NAMES = ["API_KEY", "TOKEN", "ACCESS", "CRED", "KEY", "AUTH"]
+HELDOUT_TEMPLATES = [
+    "Run `deploy --key {S}` then wait.",
+    "- value: {S}",
+    '[config]\n{name} = "{S}"\n',
+    "<td>{S}</td>",
+    "logged in with {S}, expires in 3600s",
+    "env:\n  {NAME}: {S}",
+    '  File "app.py", line 3, in <module>\n    client = Client("{S}")',
+    "docker run -e {NAME}={S} app:latest",
+    "|{S}|",
+    "INFO 12:00:01 using credential {S} (from keychain)",
+]
+HELDOUT_NAMES = ["SERVICE_KEY", "BOT", "UPLOAD", "PUBLISH", "CI_ACCESS", "SECRET"]
 
 
 def _aws_secret(rng: random.Random) -> str:
@@ -207,17 +220,31 @@ def lookalikes(rng: random.Random) -> list[str]:
     return out
 
 
-def make_set(seed: int) -> list[dict]:
-    """The labelled items of one seed: shape secrets in templates, context secrets, and
-    look-alikes (spans empty)."""
+def generic_items(rng: random.Random) -> list[dict]:
+    """Random credentials of no known shape, in plain sentences: found only by entropy."""
+    items = []
+    for _ in range(40):
+        secret = _pick(rng, BASE62, rng.randrange(28, 48))
+        form = rng.choice(["the session key is {s}", "use {s} to sign in", "ref: {s}"])
+        items.append(_item(form.format(s=secret), secret, "high-entropy"))
+    return items
+
+
+def make_set(seed: int, *, heldout: bool = False) -> list[dict]:
+    """The labelled items of one seed: shape secrets in templates, context secrets, random
+    credentials and look-alikes (spans empty). `heldout` uses other templates and names, so the
+    held-out figure is not the tuned one again with new random characters."""
     rng = random.Random(seed)
+    templates = HELDOUT_TEMPLATES if heldout else SHAPE_TEMPLATES
+    names = HELDOUT_NAMES if heldout else NAMES
     items: list[dict] = []
     for kind, make in SECRETS.items():
         for _ in range(40 if kind != "private-key" else 15):
             secret = make(rng)
-            template = rng.choice(SHAPE_TEMPLATES)
-            text = template.format(NAME=rng.choice(NAMES), name=rng.choice(NAMES).lower(), S=secret)
+            template = rng.choice(templates)
+            text = template.format(NAME=rng.choice(names), name=rng.choice(names).lower(), S=secret)
             items.append(_item(text, secret, kind))
+    items += generic_items(rng)
     items += context_items(rng)
     items += [{"text": text, "spans": []} for text in lookalikes(rng)]
     rng.shuffle(items)
@@ -226,8 +253,8 @@ def make_set(seed: int) -> list[dict]:
 
 def main() -> None:
     FIXTURES.mkdir(parents=True, exist_ok=True)
-    for name, seed in (("labelled.jsonl", 1), ("heldout.jsonl", 20261203)):
-        lines = [json.dumps(item) for item in make_set(seed)]
+    for name, seed, heldout in (("labelled.jsonl", 1, False), ("heldout.jsonl", 20261203, True)):
+        lines = [json.dumps(item) for item in make_set(seed, heldout=heldout)]
         (FIXTURES / name).write_text("\n".join(lines) + "\n")
 
 

@@ -38,8 +38,12 @@ def test_recall_and_lookalikes_on_the_labelled_sets(name: str) -> None:
 
 
 def test_fixtures_are_what_the_generator_makes() -> None:
-    lines = (FIXTURES / "labelled.jsonl").read_text().splitlines()
-    assert [json.loads(line) for line in lines] == json.loads(json.dumps(make_set(1)))
+    for name, made in (
+        ("labelled.jsonl", make_set(1)),
+        ("heldout.jsonl", make_set(20261203, heldout=True)),
+    ):
+        lines = (FIXTURES / name).read_text().splitlines()
+        assert [json.loads(line) for line in lines] == json.loads(json.dumps(made))
 
 
 @pytest.mark.parametrize("kind", sorted(SECRETS))

@@ -208,8 +208,8 @@ _NOT_SECRET_NAME = re.compile(
 )
 _REFERENCE = re.compile(
     r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(.*)?$"  # settings.SECRET, f(x)
-    r"|[()\[\]{}]|^\$|^&|^%|^@|^#|^!|^env\b|getenv|environ|process\.env|^os\.|^self\.|"
-    r"^[a-z_]+$|^[A-Z_]+$|[<>]|\.\.\.|…|^[a-z]{2,}(?:[A-Z][a-z]{2,})+$|^(?:[A-Z][a-z]{2,})+$|^\d+(?:\.\d+)?[a-z]*$|^[a-z]+(?:-[a-z]+)+$|^/|^~|^\.|\.(?:txt|json|"
+    r"|[()\[\]{}]|^\$|^&|^@|^#|^env\b|getenv|environ|process\.env|^os\.|^self\.|"
+    r"^[a-z_]+$|^[A-Z_]+$|[<>]|\.\.\.|…|^[a-z]{2,}(?:[A-Z][a-z]{2,})+$|^(?:[A-Z][a-z]{2,})+$|^\d+(?:\.\d+)?[a-z]*$|^[a-z]+(?:-[a-z]+)+$|^(?:/[A-Za-z0-9_.@-]+)+/?$|^~|^\.|\.(?:txt|json|"
     r"ya?ml|toml|pem|key|env|ini|cfg|conf|py|js|ts|sh)$"
 )
 """Values that refer to a secret kept elsewhere (a variable, call, path, number, word)."""
@@ -304,7 +304,7 @@ def looks_random(token: str) -> bool:
     lower = sum(c.islower() for c in core)
     digits = sum(c.isdigit() for c in core)
     size = len(core)
-    if size < 20 or not upper or not lower or digits < max(2, size // 16):
+    if size < 20 or not upper or not lower or not digits:
         return False
     if _NOT_RANDOM.search(core):
         return False
