@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 
 from klipui.cli import main
 from klipui.export import build_document, export_text
-from klipui.export.markdown import _fenced
+from klipui.export.markdown import _fenced, inert_html
 from klipui.redact import Redactor
 from klipui.session import open_session
 from tests.conftest import sample_files
@@ -185,6 +185,34 @@ def test_hostile_copies_of_every_format(sample: Path, tmp_path: Path) -> None:
     assert_inert(page)
     markdown = export_text(session, "markdown")
     assert "\x1b" not in markdown
+
+
+def test_markdown_of_a_hostile_session_is_inert_where_hosts_render_html(tmp_path: Path) -> None:
+    session = open_session(hostile_claude(tmp_path / "hostile.jsonl"))
+    markdown = export_text(session, "markdown")
+    permissive = MarkdownIt("commonmark", {"html": True}).render(markdown)  # no sanitiser
+    found = audit(permissive)
+    assert set(found.tags) <= ALLOWED_TAGS - {"style", "meta", "title", "html", "head", "body"}
+    assert not [name for _, name, _ in found.attrs if name.startswith("on") or name == "src"]
+    assert found.tags.count("details") == permissive.count("</details>")
+    assert "<script>alert(1)</script>" in "".join(found.text)  # shown, as text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a <b>bold</b> `<code>` x", "a &lt;b>bold&lt;/b> `<code>` x"),
+        ("```html\n<div>\n```\n<p>", "```html\n<div>\n```\n&lt;p>"),
+        ("1 < 2 and a<-b", "1 < 2 and a<-b"),
+        (
+            "see ![x](https://e.example/t.png) `![y](z)`",
+            "see !\\[x](https://e.example/t.png) `![y](z)`",
+        ),
+        ("``a ` <b>`` <i>", "``a ` <b>`` &lt;i>"),
+    ],
+)
+def test_raw_html_outside_code_becomes_text(text: str, expected: str) -> None:
+    assert inert_html(text) == expected
 
 
 @pytest.mark.parametrize("sample", sample_files(), ids=lambda p: f"{p.parent.name}/{p.name}")

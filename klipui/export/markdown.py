@@ -9,6 +9,7 @@ backticks inside, so no content can close it; thinking, tool results and notes f
 from __future__ import annotations
 
 import json
+import re
 from html import escape
 
 from markdown_it import MarkdownIt
@@ -17,6 +18,43 @@ from klipui.export.document import Block, Document
 from klipui.export.text import edit_diff, fence_for, first_line, size_label, untrusted
 
 _PARSER = MarkdownIt("commonmark")
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:.*?[^`])?\1(?!`)")
+_TAG = re.compile(r"<(?=[A-Za-z/!?])")
+_IMAGE = re.compile(r"!\[")
+
+
+def _inert(prose: str) -> str:
+    return _IMAGE.sub("!\\[", _TAG.sub("&lt;", prose))
+
+
+def inert_html(text: str) -> str:
+    """Markdown `text` with its raw HTML made text (`<tag` → `&lt;tag`) and its images made
+    plain (`![` → `!\\[`: no remote load), except inside fenced blocks and code spans, so that a
+    prompt or answer cannot open a fold, hide the rest of the export, fetch anything or inject
+    markup where a host renders raw HTML."""
+    out = []
+    fence = ""
+    for line in text.split("\n"):
+        opening = _FENCE.match(line)
+        if fence:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = ""
+            out.append(line)
+            continue
+        if opening:
+            fence = opening.group(1)
+            out.append(line)
+            continue
+        parts, at = [], 0
+        for span in _CODE_SPAN.finditer(line):
+            parts += [_inert(line[at : span.start()]), span.group()]
+            at = span.end()
+        parts.append(_inert(line[at:]))
+        out.append("".join(parts))
+    return "\n".join(out)
 
 
 def closed(text: str) -> str:
@@ -47,7 +85,7 @@ def _fold(summary: str, body: str) -> str:
 
 def render_markdown(doc: Document) -> str:
     """The whole document."""
-    title = " ".join(untrusted(doc.title).split()) or "Session"
+    title = _TAG.sub("&lt;", " ".join(untrusted(doc.title).split())) or "Session"
     out = [f"# {title}", ""]
     meta = f"{untrusted(doc.source)} · {doc.format} · {len(doc.turns)} of {doc.turn_count} turns"
     meta += f" · detail: {doc.detail}"
@@ -56,7 +94,7 @@ def render_markdown(doc: Document) -> str:
     out += [f"_{escape(meta, quote=False)}_", "", "## Contents", ""]
     for turn in doc.turns:
         prompt = next((b.text for b in turn.blocks if b.kind == "prompt"), "")
-        label = first_line(untrusted(prompt)).replace("[", "(").replace("]", ")")
+        label = _TAG.sub("&lt;", first_line(untrusted(prompt)).replace("[", "(").replace("]", ")"))
         out.append(f"{turn.number}. [Turn {turn.number}](#turn-{turn.number}) {label}".rstrip())
     out.append("")
     for turn in doc.turns:
@@ -70,9 +108,9 @@ def _block(block: Block) -> str:
     side = " (sidechain)" if block.sidechain else ""
     text = untrusted(block.text)
     if block.kind == "prompt":
-        return f"**User{side}:**\n\n{closed(text.strip())}"
+        return f"**User{side}:**\n\n{closed(inert_html(text.strip()))}"
     if block.kind == "answer":
-        return f"**Assistant{side}:**\n\n{closed(text.strip())}"
+        return f"**Assistant{side}:**\n\n{closed(inert_html(text.strip()))}"
     if block.kind == "thinking":
         return _fold(f"Thinking{side} ({size_label(text)})", _fenced(text))
     if block.kind == "compaction":

@@ -102,6 +102,8 @@ class ExportScreen(KlipuiScreen):
         self.query_one("#export-settings", Static).update(settings)
         if not self._edited_path:
             self.query_one("#export-path", Input).value = self._default_path()
+        if self.redact:
+            self.query_one("#export-summary", Static).update(Text("Looking for secrets…"))
         self._preview()
 
     @work(exclusive=True, thread=True, group="export-preview", name="redaction preview")
