@@ -31,10 +31,14 @@ Detector = Callable[[str], Iterator[Match]]
 _E = r"(?![A-Za-z0-9_])"
 """Right boundary of a token."""
 
-_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
+_T = r"(?![A-Za-z0-9_-])"
+"""Right boundary of a token that may hold `-`."""
+
+_SHAPES: list[tuple[str, str, tuple[str, ...], re.Pattern[str]]] = [
     (
         "private-key",
         "a PEM private key block",
+        ("-----BEGIN ",),
         re.compile(
             r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
             r"(?:[\s\S]{0,16000}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
@@ -44,82 +48,108 @@ _SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     (
         "anthropic-key",
         "the sk-ant- prefix of Anthropic API keys",
-        re.compile(r"sk-ant-(?:api|admin|oat|sid)\d\d-[A-Za-z0-9_-]{20,}" + _E.replace("_", "_-")),
+        ("sk-",),
+        re.compile(r"sk-ant-(?:api|admin|oat|sid)\d\d-[A-Za-z0-9_-]{20,400}" + _T),
     ),
     (
         "openai-key",
         "the sk- / sk-proj- shape of OpenAI API keys",
+        ("sk-",),
         re.compile(
-            r"sk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])"
-            r"(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{32,}" + r"(?![A-Za-z0-9_-])"
+            r"sk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]{0,400}\d)"
+            r"(?=[A-Za-z0-9_-]{0,400}[A-Z])(?=[A-Za-z0-9_-]{0,400}[a-z])[A-Za-z0-9_-]{32,400}" + _T
         ),
     ),
     (
         "aws-access-key",
         "the AKIA/ASIA prefix of AWS access key ids",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
         re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}" + _E),
     ),
     (
         "github-token",
         "the ghp_/gho_/ghu_/ghs_/ghr_ prefix of GitHub tokens",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
         re.compile(r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E),
     ),
     (
         "github-token",
         "the github_pat_ prefix of GitHub fine-grained tokens",
+        ("github_pat_",),
         re.compile(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _E),
     ),
     (
         "gitlab-token",
         "the glpat- prefix of GitLab personal access tokens",
+        ("gl",),
         re.compile(
             r"gl(?:pat|dt|oas|rt|cbt|ptt|ft|imt|agent|soat)-"
-            r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9]{2}\.[A-Za-z0-9]{9})?(?![A-Za-z0-9_-])"
+            r"[A-Za-z0-9_-]{20,400}(?:\.[A-Za-z0-9]{2}\.[A-Za-z0-9]{9})?" + _T
         ),
     ),
     (
         "slack-token",
         "the xox*- prefix of Slack tokens",
-        re.compile(r"xox[abposre]-(?:\d+-)+[A-Za-z0-9-]{8,}" + r"(?![A-Za-z0-9-])"),
+        ("xox",),
+        re.compile(r"xox[abposre]-(?:\d{1,20}-){1,4}[A-Za-z0-9-]{8,400}(?![A-Za-z0-9-])"),
     ),
     (
         "slack-webhook",
         "a Slack incoming-webhook address",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}"),
+        ("https://hooks.slack.com/",),
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,400}"),
     ),
     (
         "stripe-key",
         "the sk_live_/rk_live_ shape of Stripe secret keys",
-        re.compile(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E),
+        ("sk_", "rk_"),
+        re.compile(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,400}" + _E),
     ),
     (
         "google-api-key",
         "the AIza prefix of Google API keys",
-        re.compile(r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+        ("AIza",),
+        re.compile(r"AIza[0-9A-Za-z_-]{35}" + _T),
     ),
     (
         "huggingface-token",
         "the hf_ prefix of Hugging Face access tokens",
+        ("hf_",),
         re.compile(r"hf_[A-Za-z]{34}" + _E),
     ),
     (
         "npm-token",
         "the npm_ prefix of npm access tokens",
+        ("npm_",),
         re.compile(r"npm_[A-Za-z0-9]{36}" + _E),
     ),
     (
         "pypi-token",
         "the pypi-AgE prefix of PyPI upload tokens",
-        re.compile(r"pypi-AgE[A-Za-z0-9_-]{50,}(?![A-Za-z0-9_-])"),
+        ("pypi-AgE",),
+        re.compile(r"pypi-AgE[A-Za-z0-9_-]{50,400}" + _T),
     ),
     (
         "jwt",
         "a JSON Web Token (three base64url parts, header and payload are JSON)",
-        re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1000}"),
+        ("eyJ",),
+        re.compile(r"eyJ[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{0,1000}"),
     ),
 ]
+_BY_PREFIX: dict[str, list[tuple[str, str, re.Pattern[str]]]] = {}
+for _kind, _reason, _prefixes, _pattern in _SHAPES:
+    for _prefix in _prefixes:
+        _BY_PREFIX.setdefault(_prefix, []).append((_kind, _reason, _pattern))
+_PREFIX = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:"
+    + "|".join(re.escape(p) for p in sorted(_BY_PREFIX, key=len, reverse=True))
+    + r")|-----BEGIN "
+)
+"""Where a shape can start: one of their prefixes at the start of a token (a PEM header
+anywhere). Each shape is then tried there alone, so that a long run of one prefix
+(`eyJeyJ…`) costs one try a start, not a scan of the rest of the run."""
 
-KNOWN_SHAPES: tuple[str, ...] = tuple(dict.fromkeys(kind for kind, _, _ in _SHAPES))
+KNOWN_SHAPES: tuple[str, ...] = tuple(dict.fromkeys(kind for kind, _, _, _ in _SHAPES))
 """The kinds found by their own shape (recall on these is what the benchmark's target is)."""
 
 _PLACEHOLDER = re.compile(
@@ -137,16 +167,18 @@ def is_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.search(value))
 
 
-_WORDISH = frozenset(string.ascii_letters + string.digits + "_-")
-
-
 def _shapes(text: str) -> Iterator[Match]:
-    for kind, reason, pattern in _SHAPES:
-        for found in pattern.finditer(text):
-            start = found.start()
-            if start and text[start - 1] in _WORDISH and kind != "private-key":
-                continue  # inside a longer token
-            yield Match(kind, start, found.end(), reason)
+    last = 0
+    for start in _PREFIX.finditer(text):
+        at = start.start()
+        if at < last:
+            continue  # inside the previous secret
+        for kind, reason, pattern in _BY_PREFIX.get(start.group(), ()):
+            found = pattern.match(text, at)
+            if found:
+                last = found.end()
+                yield Match(kind, at, last, reason)
+                break
 
 
 _URL_PASSWORD = re.compile(r"://[^\s:/@\"'<>]{1,128}:([^\s@/\"'<>]{1,256})@")
@@ -196,7 +228,7 @@ _SECRET_WORD = re.compile(
     r"auth[_-]?key|credentials?"
 )
 _NAME_TAIL = re.compile(
-    r"[A-Za-z0-9_.-]*[\"']?[ \t]*(?::=|=|:)[ \t]*([\"']?)([^\s\"'`,;]{6,512})\1"
+    r"[A-Za-z0-9_.-]{0,64}[\"']?[ \t]{0,8}(?::=|=|:)[ \t]{0,8}([\"']?)([^\s\"'`,;]{6,512})\1"
 )
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _NOT_SECRET_NAME = re.compile(
@@ -220,12 +252,17 @@ def _is_reference(value: str) -> bool:
 
 
 def _assignments(text: str) -> Iterator[Match]:
+    covered = 0
     for word in _SECRET_WORD.finditer(_lowered(text)):
+        if word.start() < covered:
+            continue  # inside the value of the previous assignment
         found = _NAME_TAIL.match(text, word.end())
         if not found:
             continue
+        covered = found.end()
         start = word.start()
-        while start and text[start - 1] in _NAME_CHARS:
+        floor = max(0, start - 64)
+        while start > floor and text[start - 1] in _NAME_CHARS:
             start -= 1
         name = text[start : found.start(1)].rstrip(" \t:=\"'")
         value = found.group(2)
