@@ -304,3 +304,53 @@ def test_cli_writes_new_files_only(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["export", str(sample), "--as", "markdown", "--turns", "1..;"]) == 1
     assert main(["export", str(sample), "--as", "anthropic"]) == 0
     assert '"messages"' in capsys.readouterr().out
+
+
+TEXT = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(list("<>&\"'`/=#*[]()!-_ \n\t\x1b\x07\u202e\u0000\ud7ff")),
+        st.characters(blacklist_categories=("Cs",)),
+    ),
+    max_size=80,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(prompt=TEXT, answer=TEXT, name=TEXT, command=TEXT, result=TEXT)
+def test_any_strings_export_inert(
+    prompt: str, answer: str, name: str, command: str, result: str
+) -> None:
+    import tempfile
+
+    rows = [
+        {"role": "user", "content": prompt or "p"},
+        {
+            "role": "assistant",
+            "content": answer,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {
+                        "name": name or "bash",
+                        "arguments": json.dumps({"command": command}),
+                    },
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": result},
+        {"role": "assistant", "content": "done"},
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.jsonl"
+        path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+        session = open_session(path)
+        for redactor in (None, Redactor()):
+            page = export_text(session, "html", redactor=redactor)
+            assert_inert(page)
+            assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202e]", page)
+            markdown = export_text(session, "markdown", redactor=redactor)
+            titles = [
+                t.content for t in MarkdownIt("commonmark").parse(markdown) if t.type == "inline"
+            ]
+            assert "Turn 1" in titles
