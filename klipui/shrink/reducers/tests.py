@@ -170,14 +170,17 @@ _SKIPPED = re.compile(
     r"(?:(?:SKIPPED|XFAIL|XPASS|SKIP) .*|\S+::\S+ (?:SKIPPED|XFAIL|XPASS)\b.*"
     r"|test \S+ \.\.\. ignored.*|\s*--- SKIP: .*)"
 )
-_SKIP_WORDS = ("SKIP", "XPASS", " ignored")
+_SKIP_WORDS = ("SKIP", "XPASS")
 """What a run that passes still says: where it ran, how many tests it collected, which it
 skipped (kept when there is room, below every failure). Skips are found by plain substring
 search first, as their pattern would read every line to its end; `XFAIL` lines are among the
-lines holding `FAIL`, which are searched once for both."""
+lines holding `FAIL`, which are searched once for both, and cargo's `test x ... ignored` among
+the lines of `_LEADING`."""
 _FAIL = "FAIL"
-_FAIL_WORDS = ("ERROR", "not ok", "✗", "×", "✕", "✖", "<<< ")
-"""With `_FAIL`, what every line `_FAIL_LINE` matches holds."""
+_FAIL_WORDS = ("ERROR",)
+_LEADING = line_regex(r"^(?:[ \t]*(?:[✗×✕✖]|not ok)|test \S+ \.\.\. ignored)")
+"""With `_FAIL`, `_FAIL_WORDS` hold or `_LEADING` starts every line `_FAIL_LINE` matches (a
+`<<< FAILURE!` or `<<< ERROR!` holds one of the words)."""
 
 _MAX_BLOCK = 400
 
@@ -227,13 +230,19 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     for i in lines_containing(lines, (_GO_LOCATION,)):
         if i not in found and _PANIC.match(text_lines[i]):
             found[i] = "panic"
-    fail_lines: list[list[int]] = []
+    searched: dict[str, list[int]] = {}
 
     def failing() -> list[int]:
         """The lines holding `FAIL` (searched once)."""
-        if not fail_lines:
-            fail_lines.append(lines_containing(lines, (_FAIL,)))
-        return fail_lines[0]
+        if "fail" not in searched:
+            searched["fail"] = lines_containing(lines, (_FAIL,))
+        return searched["fail"]
+
+    def leading() -> list[int]:
+        """The lines `_LEADING` matches (searched once)."""
+        if "leading" not in searched:
+            searched["leading"] = lines.hits(_LEADING)
+        return searched["leading"]
 
     for i, kind in found.items():
         if kind == "summary":
@@ -266,14 +275,14 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     else:
         # one-line index of the failures (`test x ... FAILED`, `path::test FAILED`): each names
         # a failing test, which the summary does not always repeat
-        candidates = sorted({*failing(), *lines_containing(lines, _FAIL_WORDS)})
+        candidates = sorted({*failing(), *lines_containing(lines, _FAIL_WORDS), *leading()})
         for i in candidates:
             if _FAIL_LINE.match(text_lines[i]):
                 mark(i, MID + 10)
 
     for i in lines.hits(_SETUP_LINE):
         mark(i, MID - 5)
-    skips = {*lines_containing(lines, _SKIP_WORDS)}
+    skips = {*lines_containing(lines, _SKIP_WORDS), *leading()}
     skips.update(i for i in failing() if "XFAIL" in text_lines[i])
     for i in sorted(skips):
         if _SKIPPED.match(text_lines[i]):
