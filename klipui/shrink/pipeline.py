@@ -312,6 +312,28 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
     return pieces
 
 
+def _fits(pieces: Iterable[_Piece], layout: _Layout, max_chars: int, max_rows: int) -> bool:
+    """`_within(*_total(pieces, layout), max_chars, max_rows)`, stopping at the first piece
+    that goes over (every cost is positive, so the rest cannot bring it back)."""
+    if not max_chars and not max_rows:
+        return True
+    limit_chars = max_chars or sys.maxsize
+    limit_rows = max_rows or sys.maxsize
+    gap = layout.gap
+    chars = rows = 0
+    last = 0
+    for piece in pieces:
+        gap_chars, gap_rows = gap(last, piece.start)
+        chars += gap_chars + piece.chars
+        rows += gap_rows + piece.rows
+        if chars > limit_chars or rows > limit_rows:
+            return False
+        if piece.end > last:
+            last = piece.end
+    gap_chars, gap_rows = gap(last, layout.n)
+    return chars + gap_chars <= limit_chars and rows + gap_rows <= limit_rows
+
+
 def _total(pieces: Sequence[_Piece], layout: _Layout) -> tuple[int, int]:
     chars = rows = 0
     last = 0
@@ -384,8 +406,7 @@ def _drop_by_priority(
     """
     if not pieces:
         return pieces
-    chars, rows = _total(pieces, layout)
-    if _within(chars, rows, max_chars, max_rows):
+    if _fits(pieces, layout, max_chars, max_rows):
         return pieces
     top = max(p.priority for p in pieces)
     droppable = _drop_sequence(pieces, top, direction, relevance)
@@ -396,18 +417,18 @@ def _drop_by_priority(
     for position, i in enumerate(droppable):
         rank[i] = position
 
-    def survivors(kept: int) -> list[_Piece]:
+    def survivors(kept: int) -> Iterator[_Piece]:
         """The protected pieces and the `kept` last pieces of the drop order, in input order."""
         threshold = len(droppable) - kept
-        return list(compress(pieces, map(threshold.__le__, rank)))
+        return compress(pieces, map(threshold.__le__, rank))
 
     def fits_with(kept: int) -> bool:
-        return _within(*_total(survivors(kept), layout), max_chars, max_rows)
+        return _fits(survivors(kept), layout, max_chars, max_rows)
 
     # Dropping in order until the plan fits keeps the largest tail of the drop order that fits:
     # find it by galloping then bisecting, measuring only what is kept.
     if not fits_with(0):
-        return survivors(0)
+        return list(survivors(0))
     low, step = 0, 1
     while low + step < len(droppable) and fits_with(low + step):
         low += step
@@ -419,7 +440,7 @@ def _drop_by_priority(
             low = middle
         else:
             high = middle
-    return survivors(low)
+    return list(survivors(low))
 
 
 def _atoms_forward(pieces: Sequence[_Piece], layout: _Layout) -> Iterator[_Atom]:
@@ -639,7 +660,7 @@ def _by_regions(
     if summaries:
         pieces = _pieces(summaries, lines, layout)
         half_chars, half_rows = max_chars // 2, max_rows // 2
-        if not _within(*_total(pieces, layout), half_chars, half_rows):
+        if not _fits(pieces, layout, half_chars, half_rows):
             pieces = []
     order = salience.order(lines, hint, max_chars, found)
     pieces = _fill(pieces, layout, order, max_chars, max_rows)[0]
@@ -768,7 +789,7 @@ def _fit(
         return None
     if name != "size" and _adds_nothing(pieces, len(lines)):
         return None
-    if name == "size" and not _within(*_total(pieces, layout), max_chars, max_rows):
+    if name == "size" and not _fits(pieces, layout, max_chars, max_rows):
         layout.label = ""
         return _Fit([], "salience", "")
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
@@ -777,7 +798,7 @@ def _fit(
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
-    if _within(*_total(pieces, layout), max_chars, max_rows):
+    if _fits(pieces, layout, max_chars, max_rows):
         return _Fit(pieces, "", label)
     suffix = ""
     if hint.query and name not in ("semantic", "size"):
@@ -786,7 +807,7 @@ def _fit(
             layout.label = ""
             pieces = _drop_by_priority(ranked[0], layout, max_chars, max_rows, direction)
             suffix = "+semantic"
-            if _within(*_total(pieces, layout), max_chars, max_rows):
+            if _fits(pieces, layout, max_chars, max_rows):
                 return _Fit(pieces, suffix, "")
     layout.label = ""
     if all(piece.summary is None for piece in pieces):
