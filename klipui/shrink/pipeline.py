@@ -29,7 +29,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import accumulate, compress
+from itertools import accumulate, compress, groupby, repeat
+from operator import gt
 from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple, Protocol
@@ -246,7 +247,7 @@ class _Layout:
         self._long: list[int] = []
         self._long_delta: list[int] = [0]
         if cap > 0:
-            longs = [i for i, line in enumerate(lines.lines) if len(line) > cap]
+            longs = list(compress(range(self.n), map(cap.__lt__, map(len, lines.lines))))
             self._long = longs
             deltas = (len(cap_line(lines.lines[i], cap)) - len(lines.lines[i]) for i in longs)
             self._long_delta = [0, *accumulate(deltas)]
@@ -256,6 +257,16 @@ class _Layout:
         if self.cap > 0 and len(line) > self.cap:
             return len(cap_line(line, self.cap)) + 1
         return len(line) + 1
+
+    def plain_starts(self) -> tuple[list[int], int] | None:
+        """`(starts, extra)` when the cost of lines `[start, end)` is `starts[end] -
+        starts[start]` (plus `extra` when `end` is the last line): no carriage return, no
+        line cap at work; else None."""
+        if self._plain is None:
+            self._plain = "\r" not in self.lines.text
+        if not self._plain or self._long:
+            return None
+        return self.lines.starts, 0 if self.lines.text.endswith("\n") else 1
 
     def keep_cost(self, start: int, end: int) -> int:
         if self._plain is None:
@@ -290,6 +301,10 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
     """The plan checked (in order, no overlap, in range) and costed."""
     n = len(lines)
     pieces: list[_Piece] = []
+    append = pieces.append
+    plain = layout.plain_starts()
+    starts, extra = plain if plain is not None else ([], 0)
+    keep_cost = layout.keep_cost
     last = 0
     for item in plan:
         kind = type(item)
@@ -300,8 +315,11 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
             raise ValueError(f"plan item {item!r} is out of order or out of range (n={n})")
         if kind is Keep:
             if start < end:
-                cost = layout.keep_cost(start, end)
-                pieces.append(_Piece(start, end, item.priority, None, cost, end - start))
+                if plain is not None:
+                    cost = starts[end] - starts[start] + (extra if end == n else 0)
+                else:
+                    cost = keep_cost(start, end)
+                append(_Piece(start, end, item.priority, None, cost, end - start))
         else:
             rows = tuple(part.rstrip("\r") for line in item.lines for part in str(line).split("\n"))
             if layout.cap > 0:
@@ -376,13 +394,14 @@ def _drop_sequence(
             key=lambda i: (pieces[i].priority, relevance[i], _drop_order(direction, i, count))
         )
         return droppable
-    buckets: dict[float, list[int]] = {}
-    for i, piece in enumerate(pieces):
-        if piece.priority < top:
-            buckets.setdefault(piece.priority, []).append(i)
+    priorities = [piece.priority for piece in pieces]
+    # below the top, by priority then position (a stable sort in C)
+    below = sorted(
+        compress(range(count), map(gt, repeat(top), priorities)), key=priorities.__getitem__
+    )
     order: list[int] = []
-    for priority in sorted(buckets):
-        indices = buckets[priority]
+    for _, bucket in groupby(below, key=priorities.__getitem__):
+        indices = list(bucket)
         if direction == "head":
             order.extend(reversed(indices))
         elif direction == "tail":
