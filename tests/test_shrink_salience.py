@@ -44,7 +44,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "112-podman-build-scratch-timeout",
         "37-pip-install-resolution-conflict",
         "51-npm-outdated-all-long",
-        "58-go-vet-multipkg",
         "94-psql-explain-analyze-subplan",
     }
 )
