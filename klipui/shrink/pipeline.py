@@ -976,7 +976,10 @@ def _shrink(
     if not budget.max_line_chars and body_chars:
         parts.extend(_uncut_lines_note(lines, spans, body_chars))
     parts.extend(problems)
-    content = "\n".join(rows) + ("\n" if rows and rows[-1] == "" else "")
+    # the newline that ends the last line stays when that line is kept (it costs no more than
+    # the budget counted for the row)
+    ends_kept = bool(spans) and spans[-1] == Span("line", n - 1, n) and text.endswith("\n")
+    content = "\n".join(rows) + ("\n" if rows and (rows[-1] == "" or ends_kept) else "")
     stats = Stats(len(text), n, len(content), count_lines(content), kept_lines, n - kept_lines)
     return Shrunk(
         content, True, strategy, "; ".join(parts), stats, locator, tuple(spans), spill_problem
