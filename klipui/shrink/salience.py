@@ -40,6 +40,9 @@ SUMMARY = 950
 STRONG = 900
 FLOOR = 800
 """Lines a head+tail cut of a share of the budget keeps, from both ends."""
+END_BAND = 540
+"""The next `budget // FLOOR_SHARE` characters from each end: below weak signals, table outliers
+and headings, above context and rare lines."""
 PLANNED = 880
 """Lines a region's reducer keeps at its top priority."""
 PLAN_STEP = 150
@@ -57,7 +60,7 @@ BLOCK = 200
 
 FLOOR_SHARE = 6
 """Each end's floor is `budget // FLOOR_SHARE` characters of whole lines, taken before anything
-else; the next as many characters from each end rank at `FLOOR`."""
+else; the next as many characters from each end rank at `END_BAND`."""
 _NAMES = re.compile(
     r"\"[^\"\n]*\"|'[^'\n]*'|‘[^’\n]*’|“[^”\n]*”|`[^`\n]*`|\S*[/\\]\S*|\b\w*[_.]\w+"
 )
@@ -73,6 +76,15 @@ MAX_SPREAD = 32
 READ_TOOLS = ("read", "cat", "view", "open")
 HEAD_TOOLS = ("grep", "search", "find", "glob", "read", "cat", "view")
 
+MAX_ECHO_CHARS = 2_000_000
+MAX_ECHO_SOURCES = 24
+MAX_ECHO_TOKENS = 32
+MAX_ECHOES = 4
+"""An id found more often than this is no link between lines (a date, a host name)."""
+ECHO = 420
+ECHO_BLOCK = 6
+_ID = re.compile(r"0x[0-9a-fA-F]{4,}|\b\d{4,}\b|\b[A-Za-z_][\w-]*\d[\w-]*\b")
+"""Ids: addresses, numbers of 4 digits or more, names holding a digit."""
 MAX_COLUMN_LINES = 20_000
 """Outputs with more lines are not read as tables (their templates must do)."""
 MIN_TABLE_ROWS = 12
@@ -344,6 +356,7 @@ class Scores:
             i = first[groups[k]]
             if i + 1 < n:
                 self._raise(i + 1, HEADING - 50)
+        strongest = sorted(i for i, value in self.score.items() if value >= STRONG)
         # context around strong lines
         for i, value in list(self.score.items()):
             if value >= STRONG:
@@ -351,6 +364,7 @@ class Scores:
                     for j in (i - distance, i + distance):
                         if 0 <= j < n:
                             self._raise(j, context)
+        self._echoes(strongest)
         # distinct items: first and last of each repeated template; rare ones in repetitive text
         repeated = sum(c for c in counts.values() if c >= 3)
         rare_too = repeated >= REPETITIVE * n
@@ -366,6 +380,36 @@ class Scores:
         self._columns()
         self._blocks()
         self._ends()
+
+    def _echoes(self, strong: list[int]) -> None:
+        """Where an id of a strong line or its neighbours (a thread's address, a pid, a request
+        id, a test name with digits) is found again elsewhere, that line and the block under it
+        rank next: the crashed thread's frames, the request's other log lines."""
+        if not strong or len(self.lines.text) > MAX_ECHO_CHARS:
+            return
+        lines, n, text = self.lines.lines, self.n, self.lines.text
+        sources = {j for i in strong[-MAX_ECHO_SOURCES:] for j in (i - 1, i, i + 1) if 0 <= j < n}
+        tokens: dict[str, None] = {}
+        for i in sorted(sources, reverse=True):
+            for token in _ID.findall(lines[i]):
+                tokens.setdefault(token, None)
+        starts = self.lines.starts
+        for token in list(tokens)[:MAX_ECHO_TOKENS]:
+            found: list[int] = []
+            position = text.find(token)
+            while position >= 0 and len(found) <= MAX_ECHOES:
+                found.append(bisect_right(starts, position) - 1)
+                position = text.find(token, position + len(token))
+            if len(found) > MAX_ECHOES:
+                continue
+            for i in found:
+                if i in sources:
+                    continue
+                self._raise(i, ECHO)
+                for k in range(1, ECHO_BLOCK + 1):
+                    if i + k >= n or not lines[i + k].strip():
+                        break
+                    self._raise(i + k, ECHO - 10 * k)
 
     def _columns(self) -> None:
         """Rows that stand out in a column: a rare value where few values repeat (a status
@@ -508,7 +552,7 @@ def order(
     if share:
         head, tail = _end_lines(lines, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
-            scores._raise(i, FLOOR - rank // 8 if rank < 80 else FLOOR - 10)
+            scores._raise(i, END_BAND - rank // 8 if rank < 80 else END_BAND - 10)
     yield from _by_score(scores.score)
     yield from _ends_order(n, hint)
 
