@@ -65,15 +65,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def bar(value: int, largest: int, width: int = BAR) -> str:
-    """A bar of eighth-cell blocks, `width` cells for `largest`."""
-    if largest <= 0 or value <= 0:
-        return ""
-    eighths = max(1, round(value * width * 8 / largest))
-    full, part = divmod(eighths, 8)
-    return "█" * full + ("" if not part else " ▏▎▍▌▋▊▉"[part])
-
-
 def usage_table(report: Any) -> Any:
     """A rich table of a usage report: one row per key, a bar of its total, and the total."""
     from rich.table import Table
@@ -81,6 +72,7 @@ def usage_table(report: Any) -> Any:
 
     from klipui.cli._render import human_count
     from klipui.session.display import clean_line
+    from klipui.usage import bar
 
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column(report.by, overflow="ellipsis", no_wrap=True, max_width=48)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from klipui.usage.read import SessionUsage, Tokens, UsageItem, session_usage
-from klipui.usage.report import BY, Report, Row, day_of, parse_since, summarize
+from klipui.usage.report import BY, Report, Row, bar, day_of, parse_since, summarize
 
 
 def collect(
@@ -40,6 +40,7 @@ __all__ = [
     "SessionUsage",
     "Tokens",
     "UsageItem",
+    "bar",
     "collect",
     "day_of",
     "parse_since",

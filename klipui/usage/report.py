@@ -135,3 +135,13 @@ def summarize(
     else:
         ordered = sorted(rows.values(), key=lambda row: (-row.tokens.total, row.key))
     return Report(by, ordered, total, problems)
+
+
+def bar(value: int, largest: int, width: int = 20) -> str:
+    """A bar of eighth-cell blocks, `width` cells long for `largest` (at least a sliver for
+    any positive value, nothing for zero)."""
+    if largest <= 0 or value <= 0 or width <= 0:
+        return ""
+    eighths = max(1, round(min(value, largest) * width * 8 / largest))
+    full, part = divmod(eighths, 8)
+    return "█" * full + ("" if not part else " ▏▎▍▌▋▊▉"[part])
