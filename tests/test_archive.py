@@ -98,7 +98,7 @@ def test_first_run_copies_everything_compressed_and_second_run_nothing(
     archive = tmp_path / "archive"
     report = run_archive(archive)
     assert report.states["new"] == 6  # 4 sessions, a sub-agent file, a tool result
-    assert report.sessions["new"] == 5
+    assert report.sessions["new"] == 4  # the sub-agent file is kept as a companion
     for name in ("claude", "codex", "pi", "dsh"):
         copy = _copy(archive, agents[name], sealed_home)
         assert copy.read_bytes()[:4] == b"\x28\xb5\x2f\xfd"
@@ -333,3 +333,37 @@ def test_the_copy_always_holds_the_source(
         run_archive(archive, agents=["pi"])
         copy = archive / "pi" / "sessions" / folder.name / "s.jsonl"
         assert _unpacked(copy) == source.read_bytes()
+
+
+def test_companions_are_not_rows_but_a_session_written_in_the_archive_is(
+    agents: dict[str, Path], sealed_home: Path
+) -> None:
+    archive = run_archive().archive
+    agents["claude"].unlink()
+    shutil.rmtree(agents["project"] / SESSION_ID)
+    listed = find_session_files()
+    names = [path.name for path in listed]
+    assert f"{SESSION_ID}.jsonl" in names
+    assert "agent-showcol1.jsonl" not in names  # listed under its session, not on its own
+    # a clip of an archived session is written beside it, in the archive: listed too
+    copy = archive / "claude" / "projects" / "-home-me-app" / f"{SESSION_ID}.jsonl"
+    child = copy.with_name("child.jsonl")
+    child.write_bytes(CLAUDE_SAMPLE.read_bytes())
+    listed = find_session_files()
+    assert child in listed and copy in listed
+    assert len(listed) == len(set(listed))
+
+
+def test_a_damaged_manifest_never_ends_a_listing(agents: dict[str, Path]) -> None:
+    archive = run_archive().archive
+    (archive / MANIFEST).write_bytes(b"{not json")
+    listed = find_session_files()
+    assert agents["pi"] in listed and len(listed) == 4  # no copy beside its original
+    agents["pi"].unlink()
+    assert any(
+        path.name == agents["pi"].name and path != agents["pi"] for path in find_session_files()
+    )
+    report = run_archive()
+    assert report.problems and "manifest" in report.problems[0]
+    assert report.states["new"] == 5  # copied anew, the manifest rewritten
+    assert json.loads((archive / MANIFEST).read_bytes())["version"] == 1

@@ -50,7 +50,7 @@ def archive_roots(agents: Sequence[str] | None = None) -> list[ArchiveRoot]:
     for root in default_roots():
         if agents and root.agent not in agents:
             continue
-        roots.append(ArchiveRoot(root.agent, root.path, _root_key(root)))
+        roots.append(ArchiveRoot(root.agent, root.path, root_key(root)))
     return roots
 
 
@@ -59,7 +59,8 @@ def known_agents() -> list[str]:
     return list(dict.fromkeys(root.agent for root in default_roots()))
 
 
-def _root_key(root: Root) -> str:
+def root_key(root: Root) -> str:
+    """The place of an agent folder in the archive: `<agent>/<folder name>`."""
     return f"{root.agent}/{root.path.name}"
 
 

@@ -12,35 +12,45 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from klipui.archive.layout import MANIFEST, default_archive_dir, place_of
+from klipui.archive.layout import MANIFEST, default_archive_dir, source_of
 from klipui.archive.sources import SESSION
 from klipui.archive.store import Manifest
 
 
-def merge_archived(originals: Sequence[Path], archive: Path | None = None) -> list[Path]:
-    """`originals` with the archive's sessions merged in (newer wins, no path twice)."""
+def merge_archived(
+    originals: Sequence[Path], copies: Sequence[Path], archive: Path | None = None
+) -> list[Path]:
+    """`originals` with the archive's session files `copies` merged in: a copy of a listed
+    original only when it is the newer (the original then left out); a copy whose original is
+    gone, and a session written in the archive itself (a clip of an archived session), always."""
     archive = archive if archive is not None else default_archive_dir()
-    if not (archive / MANIFEST).is_file():
-        return list(originals)
-    manifest = Manifest(archive)
-    listed = {str(path): path for path in originals}
+    manifest = Manifest(archive) if (archive / MANIFEST).is_file() else None
+    listed = {str(path) for path in originals}
     dropped: set[str] = set()
     added: list[Path] = []
-    for key, entry in manifest.entries.items():
-        if entry.kind != SESSION:
+    for copy in copies:
+        try:
+            key = copy.relative_to(archive).as_posix()
+        except ValueError:
             continue
-        copy = place_of(archive, key)
-        if not copy.is_file():
+        entry = manifest.entries.get(key) if manifest is not None else None
+        if entry is not None and entry.kind != SESSION:
             continue
-        if entry.source in listed and not _copy_newer(entry.source, entry.mtime):
+        if entry is None:
+            source = source_of(key)
+            if source is not None and os.path.lexists(source):
+                continue  # a copy the manifest does not know: the original wins
+            added.append(copy)
             continue
-        if entry.source in listed:
+        if os.path.lexists(entry.source):
+            if not _copy_newer(entry.source, entry.mtime):
+                continue
+            if entry.source not in listed:
+                continue  # its original is not in this listing (another filter): nor is it
             dropped.add(entry.source)
-        elif os.path.lexists(entry.source) and not _copy_newer(entry.source, entry.mtime):
-            continue  # an original not listed here (another agent's filter): not the copy either
         added.append(copy)
     kept = [path for path in originals if str(path) not in dropped]
-    return [*kept, *sorted(added)]
+    return [*kept, *added]
 
 
 def _copy_newer(source: str, archived_mtime: int) -> bool:

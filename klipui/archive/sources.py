@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from klipui.archive.layout import ArchiveRoot, archive_roots, key_of
-from klipui.session.discover import find_session_files, is_session_name
+from klipui.session.discover import find_session_files
 
 SESSION = "session"
 COMPANION = "companion"
@@ -32,7 +32,8 @@ class Source:
     key: str
     agent: str
     kind: str
-    """`SESSION` (a listed session file) or `COMPANION` (a file beside one)."""
+    """`SESSION` (a file discovery lists) or `COMPANION` (a file kept beside one: sub-agent
+    transcripts are companions, listed under their session rather than on their own)."""
 
 
 def find_sources(agents: Sequence[str] | None = None) -> Iterator[Source]:
@@ -54,8 +55,7 @@ def find_sources(agents: Sequence[str] | None = None) -> Iterator[Source]:
             ckey = key_of(root, companion)
             if ckey is not None and ckey not in seen:
                 seen.add(ckey)
-                kind = SESSION if is_session_name(companion) else COMPANION
-                yield Source(companion, ckey, root.agent, kind)
+                yield Source(companion, ckey, root.agent, COMPANION)
 
 
 def _root_of(roots: Sequence[ArchiveRoot], path: Path) -> ArchiveRoot | None:

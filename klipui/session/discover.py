@@ -106,12 +106,22 @@ def find_session_files(
 
 
 def _with_archive(found: list[Path]) -> list[Path]:
-    """`found` and the archived sessions (klipui.archive); `found` alone when the archive
-    cannot be read: a damaged archive never ends a listing."""
+    """`found` and the session files of klipui's archive (found with the same patterns under
+    the archive's mirror of each root), merged by `klipui.archive.merge_archived`; `found`
+    alone when the archive cannot be read: a damaged archive never ends a listing."""
+    from klipui.archive.layout import default_archive_dir, root_key
     from klipui.archive.listing import merge_archived
 
+    archive = default_archive_dir()
+    if not archive.is_dir():
+        return found
+    copies: dict[Path, None] = {}
+    for root in default_roots():
+        mirror = Root(root.agent, archive / root_key(root), root.pattern)
+        if mirror.path.is_dir():
+            copies.update(dict.fromkeys(_root_files(mirror)))
     try:
-        return merge_archived(found)
+        return merge_archived(found, list(copies), archive)
     except (OSError, ValueError):
         return found
 
