@@ -293,3 +293,18 @@ async def test_usage_screen_per_project_and_day(tmp_path: Path) -> None:
         assert days.has_focus
         await pilot.press("escape")
         assert not isinstance(app.screen, UsageScreen)
+
+
+async def test_usage_is_in_the_command_palette(tmp_path: Path) -> None:
+    from klipui.app import context_actions
+    from klipui.screens.usage import UsageScreen
+
+    app = make_app(_folder(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        actions = {title: (node, action) for title, _, node, action in context_actions(app.screen)}
+        node, action = actions["Sessions screen: Usage"]
+        node.run_action(action)
+        await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen))
+        await wait_for(pilot, lambda: app.screen.by_project is not None)
+        assert "tokens" in str(app.screen.query_one("#usage-total").render())

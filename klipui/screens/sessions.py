@@ -165,7 +165,7 @@ class SessionsScreen(KlipuiScreen):
         Binding("s", "next_sort", "Sort"),
         Binding("r", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
-        Binding("u", "usage", "Usage"),
+        Binding("u", "usage", "Usage", show=False),
         Binding("f5", "rescan", "Rescan", show=False),
         Binding("q", "app.quit", "Quit", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
