@@ -304,7 +304,35 @@ async def test_usage_is_in_the_command_palette(tmp_path: Path) -> None:
         await settle(pilot, app)
         actions = {title: (node, action) for title, _, node, action in context_actions(app.screen)}
         node, action = actions["Sessions screen: Usage"]
-        node.run_action(action)
+        await node.run_action(action)
         await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen))
         await wait_for(pilot, lambda: app.screen.by_project is not None)
         assert "tokens" in str(app.screen.query_one("#usage-total").render())
+
+
+def test_hostile_usage_values_count_nothing_and_crash_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    bad = [
+        {"input_tokens": -5, "output_tokens": True, "cache_read_input_tokens": "9"},
+        {"input_tokens": 1e300, "output_tokens": 2.5, "cache_creation_input_tokens": [1]},
+        {"input_tokens": 3, "output_tokens": 4.0},
+    ]
+    lines = []
+    for index, usage in enumerate(bad):
+        message = {"id": f"m{index}", "role": "assistant", "model": "\x1b[31mred", "usage": usage}
+        line = {
+            "type": "assistant",
+            "uuid": f"u{index}",
+            "parentUuid": None,
+            "sessionId": "S",
+            "timestamp": ["not", "a", "time"],
+            "message": message,
+        }
+        lines.append(json.dumps(line))
+    lines.append(json.dumps({"type": "assistant", "uuid": "x", "message": {"usage": [1, 2]}}))
+    path.write_text("\n".join(lines) + "\n")
+    usage = session_usage(path)
+    assert usage.problem is None
+    assert [item.tokens for item in usage.items] == [Tokens(), Tokens(), Tokens(3, 4)]
+    report = summarize([usage], by="model")
+    assert report.total.tokens == Tokens(3, 4)

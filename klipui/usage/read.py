@@ -116,6 +116,9 @@ def session_usage(path: Path, info: SessionInfo | None = None) -> SessionUsage:
             usage.items = [_estimate(path, info)]
     except OSError as error:
         usage.problem = f"{path}: {error.strerror or error}"
+    except Exception as error:  # one file must never end a usage report
+        usage.items = []
+        usage.problem = f"{path}: cannot be read ({type(error).__name__}: {str(error)[:120]})"
     return usage
 
 
@@ -139,11 +142,16 @@ def claude_subagent_files(path: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.jsonl") if p.is_file() and not p.is_symlink())
 
 
+MAX_COUNT = 10**12
+"""A token count above this is not one (a damaged or crafted file): it counts 0."""
+
+
 def _int(value: Any) -> int:
-    """A token count: a non-negative int (bools, floats, text and negatives count 0)."""
-    if type(value) is int and value > 0:
+    """A token count: a whole number from 0 to `MAX_COUNT` (bools, fractions, text, negatives
+    and absurd sizes count 0)."""
+    if type(value) is int and 0 < value <= MAX_COUNT:
         return value
-    if type(value) is float and value > 0 and value.is_integer():
+    if type(value) is float and 0 < value <= MAX_COUNT and value.is_integer():
         return int(value)
     return 0
 
