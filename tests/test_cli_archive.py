@@ -4,7 +4,6 @@ schedules (printed, and written only with --install), and archived rows in `ls` 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -105,7 +104,6 @@ async def test_sessions_screen_marks_archived_rows(sealed_home: Path) -> None:
     _pi_session(sealed_home, "2025-11-20_kept.jsonl")
     assert main(["archive", "--quiet"]) == 0
     gone.unlink()
-    os.utime(sealed_home, None)
     app = KlipuiApp(Sources(fallback_to_demo=False), now=1_800_000_000.0)
     async with app.run_test(size=(140, 30)) as pilot:
         await settle(pilot, app)
@@ -113,3 +111,27 @@ async def test_sessions_screen_marks_archived_rows(sealed_home: Path) -> None:
         titles = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
         assert len(titles) == 2
         assert sum(title.startswith(ARCHIVED_MARK) for title in titles) == 1
+
+
+async def test_archive_from_the_app_with_progress_then_rescan(sealed_home: Path) -> None:
+    from app_support import wait_for
+
+    from klipui.screens.archive import ArchiveScreen
+    from klipui.screens.sessions import SessionsScreen
+
+    source = _pi_session(sealed_home)
+    app = KlipuiApp(Sources(fallback_to_demo=False), now=1_800_000_000.0)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, ArchiveScreen))
+        dialog = app.screen
+        await wait_for(pilot, lambda: dialog.result is not None)
+        assert dialog.result.startswith("copied 1 files (1 new")
+        assert "nothing would be lost" in dialog.result
+        copy = sealed_home / ".local/share/klipui/archive/pi/sessions" / source.parent.name
+        assert (copy / source.name).is_file()
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert isinstance(app.screen, SessionsScreen)
+        assert len(app.screen.infos) == 1

@@ -52,6 +52,21 @@ class ArchiveReport:
     held_stored_bytes: int = 0
     seconds: float = 0.0
 
+    def summary(self) -> str:
+        """One line: what was copied, and what would be lost if the agents deleted now."""
+        states = self.states
+        changed = states["new"] + states["grown"] + states["rewritten"]
+        verb = "would copy" if self.dry_run else "copied"
+        line = (
+            f"{verb} {changed} files ({states['new']} new, {states['grown']} grown, "
+            f"{states['rewritten']} rewritten), {states['unchanged']} unchanged"
+        )
+        if self.gone:
+            line += f"; {len(self.gone)} kept only here"
+        if self.at_risk:
+            return line + f"; {len(self.at_risk)} files would be lost if deleted now"
+        return line + "; nothing would be lost if the agents deleted now"
+
 
 @contextlib.contextmanager
 def _locked(archive: Path) -> Iterator[None]:

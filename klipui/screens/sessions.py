@@ -166,6 +166,7 @@ class SessionsScreen(KlipuiScreen):
         Binding("r", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
         Binding("u", "usage", "Usage", show=False),
+        Binding("A", "archive", "Archive every session now", show=False),
         Binding("f5", "rescan", "Rescan", show=False),
         Binding("q", "app.quit", "Quit", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
@@ -461,6 +462,16 @@ class SessionsScreen(KlipuiScreen):
         from klipui.screens.usage import UsageScreen
 
         self.app.push_screen(UsageScreen(list(self.infos.values()), _discover_paths(self.sources)))
+
+    def action_archive(self) -> None:
+        """Copy every agent's sessions into klipui's archive (rescan after, when it copied)."""
+        from klipui.screens.archive import ArchiveScreen
+
+        def after(copied: bool | None) -> None:
+            if copied:
+                self.action_rescan()
+
+        self.app.push_screen(ArchiveScreen(), after)
 
     def action_rescan(self) -> None:
         self.infos.clear()
