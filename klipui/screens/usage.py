@@ -58,7 +58,7 @@ class UsageScreen(KlipuiScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="usage-body"):
+        with Vertical(id="usage-body"):
             with Vertical(id="usage-projects-box"):
                 yield Label("Per project", classes="usage-caption")
                 yield UsageTable(id="usage-projects", cursor_type="row", zebra_stripes=True)
