@@ -17,7 +17,11 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 HERE = Path(__file__).resolve().parent
 SAMPLES = HERE.parent / "tests" / "fixtures" / "samples"
@@ -44,7 +48,7 @@ def _populate(home: Path, copies: int) -> list[Path]:
     return placed
 
 
-def _timed(call):  # noqa: ANN001, ANN202
+def _timed(call: Callable[[], T]) -> tuple[T, float]:
     started = time.perf_counter()
     value = call()
     return value, time.perf_counter() - started
