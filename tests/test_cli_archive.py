@@ -135,3 +135,26 @@ async def test_archive_from_the_app_with_progress_then_rescan(sealed_home: Path)
         await settle(pilot, app)
         assert isinstance(app.screen, SessionsScreen)
         assert len(app.screen.infos) == 1
+
+
+def test_report_names_what_it_copied_and_the_archive_is_private(
+    sealed_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = _pi_session(sealed_home, "2025-11-20_a.jsonl")
+    _pi_session(sealed_home, "2025-11-21_b.jsonl")
+    archive = tmp_path / "new" / "kept"
+    assert main(["archive", "--to", str(archive), "--json"]) == 0
+    copied = json.loads(capsys.readouterr().out)["copied"]
+    assert sorted(Path(entry["path"]).name for entry in copied) == [
+        "2025-11-20_a.jsonl",
+        "2025-11-21_b.jsonl",
+    ]
+    assert all(entry["state"] == "new" and entry["bytes"] > 0 for entry in copied)
+    assert archive.stat().st_mode & 0o777 == 0o700
+    files = [p for p in archive.rglob("*") if p.is_file()]
+    assert files and all(p.stat().st_mode & 0o077 == 0 for p in files)
+    with first.open("ab") as out:
+        out.write(b"{}\n")
+    assert main(["archive", "--to", str(archive)]) == 0
+    out = capsys.readouterr().out
+    assert "grown" in out and str(first) in out

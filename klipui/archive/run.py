@@ -41,6 +41,8 @@ class ArchiveReport:
     written: int = 0
     """Archive bytes written."""
     problems: list[str] = field(default_factory=list)
+    copied: list[tuple[Path, str, int]] = field(default_factory=list)
+    """(source, state, source bytes taken) of each file copied (or, dry, that would be)."""
     at_risk: list[Path] = field(default_factory=list)
     """Sources the archive does not hold whole after the run (all changed ones, when dry)."""
     at_risk_bytes: int = 0
@@ -71,7 +73,9 @@ class ArchiveReport:
 @contextlib.contextmanager
 def _locked(archive: Path) -> Iterator[None]:
     """Hold the archive's lock file for the block (`ArchiveBusy` when another run holds it)."""
-    archive.mkdir(parents=True, exist_ok=True)
+    if not archive.exists():
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        archive.mkdir(mode=0o700, exist_ok=True)
     fd = os.open(archive / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         try:
@@ -141,6 +145,8 @@ def _run(
             if source.kind == SESSION:
                 report.sessions[outcome.state] += 1
             report.new_bytes += outcome.new_bytes
+            if outcome.state not in (UNCHANGED, FAILED):
+                report.copied.append((source.path, outcome.state, outcome.new_bytes))
             report.written += outcome.written
             if outcome.problem:
                 report.problems.append(outcome.problem)

@@ -13,6 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+SHOWN = 10
+"""Copied files named in the text report (all of them with --json)."""
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -130,6 +133,10 @@ def report_dict(report: Any) -> dict[str, Any]:
         "dry_run": report.dry_run,
         "files": dict(report.states),
         "sessions": dict(report.sessions),
+        "copied": [
+            {"path": str(path), "state": state, "bytes": size}
+            for path, state, size in report.copied
+        ],
         "copied_bytes": report.new_bytes,
         "written_bytes": report.written,
         "at_risk": [str(path) for path in report.at_risk],
@@ -161,6 +168,10 @@ def _print_report(report: Any) -> None:
         + ("" if report.dry_run else f" → {human_size(report.written)} written")
         + f"; {states['unchanged']} unchanged"
     )
+    for path, state, size in report.copied[:SHOWN]:
+        say(f"  {state:<9} {human_size(size):>9}  {path}")
+    if len(report.copied) > SHOWN:
+        say(f"  … and {len(report.copied) - SHOWN} more (--json lists them all)")
     if report.held_files:
         ratio = report.held_source_bytes / max(1, report.held_stored_bytes)
         say(
