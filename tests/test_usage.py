@@ -336,3 +336,28 @@ def test_hostile_usage_values_count_nothing_and_crash_nothing(tmp_path: Path) ->
     assert [item.tokens for item in usage.items] == [Tokens(), Tokens(), Tokens(3, 4)]
     report = summarize([usage], by="model")
     assert report.total.tokens == Tokens(3, 4)
+
+
+@pytest.mark.parametrize(
+    ("sample", "selection"),
+    [
+        (CLAUDE_BIG, ["1"]),
+        (DSH[3], ["1"]),
+        (PI[1], ["1..4"]),
+        (CODEX_REAL, ["1", "--include-unfinished"]),
+    ],
+    ids=["claude", "dsh", "pi", "codex"],
+)
+def test_a_clipped_child_does_not_count_its_parents_usage_again(
+    tmp_path: Path, sample: Path, selection: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    parent = tmp_path / sample.name
+    shutil.copyfile(sample, parent)
+    alone = summarize([session_usage(parent)]).total.tokens
+    assert main(["klip", str(parent), *selection]) == 0
+    capsys.readouterr()
+    files = sorted(tmp_path.glob("*.jsonl*"))
+    assert len(files) == 2
+    child = next(path for path in files if path != parent)
+    assert summarize([session_usage(child)]).total.tokens.total > 0
+    assert summarize([session_usage(path) for path in files]).total.tokens == alone

@@ -9,10 +9,13 @@ What each agent writes (research/sessions.md):
   `message.id`+`requestId`, and a total counts each key once, with its largest output.
   Sub-agent transcripts (`<id>/subagents/**/agent-*.jsonl`) count towards their session.
 - Codex: `event_msg` `token_count` with `info.total_token_usage` (running totals) and
-  `info.last_token_usage`. The same totals are often written twice, so an item is the growth of
-  the running total since the previous one (none when it did not grow); when the total falls
-  (a new count after a resume), the last usage is taken. `input_tokens` includes
-  `cached_input_tokens`: input here is the uncached part, cache read the cached one.
+  `info.last_token_usage` (that call). The same count is often written twice: a count whose
+  running total did not move is skipped, and an item is the last usage (the growth of the total
+  when a file has no last usage); on the real sample they add up to the final total exactly.
+  `input_tokens` includes `cached_input_tokens`: input here is the uncached part, cache read
+  the cached one.
+- Children: a clipped or forked session copies its parent's records, so every item carries a
+  key (response id, or time, with its counts) and a total counts each key once.
 - pi: assistant `message.usage` {input, output, cacheRead, cacheWrite}.
 - DeepSeek Harness: `assistant/message` events' `data.usage` {inputTokens, outputTokens,
   cacheReadTokens, cacheWriteTokens} (the `assistant/chunk` usage repeats it and is not read).
@@ -225,25 +228,23 @@ def _codex(values: Iterator[dict[str, Any]]) -> Iterator[UsageItem]:
         model = _text(info.get("model")) or model
         total = _codex_tokens(info.get("total_token_usage"))
         last = _codex_tokens(info.get("last_token_usage"))
-        if total is not None:
-            if total == previous:
-                continue
-            grew = previous is not None and all(
-                a >= b for a, b in zip(total, previous, strict=True)
-            )
-            if grew and previous is not None:
-                delta = tuple(a - b for a, b in zip(total, previous, strict=True))
-            else:
-                delta = last if last is not None and previous is not None else total
-            previous = total
-        elif last is not None:
-            delta = last
-        else:
+        if total is not None and total == previous:
+            continue  # the same count written again
+        if last is not None:
+            counted = last
+        elif total is None:
             continue
-        fresh, cached, output = delta
+        elif previous is not None and all(a >= b for a, b in zip(total, previous, strict=True)):
+            counted = tuple(a - b for a, b in zip(total, previous, strict=True))
+        else:
+            counted = total
+        previous = total if total is not None else previous
+        fresh, cached, output = counted
         tokens = Tokens(input=max(0, fresh - cached), output=output, cache_read=min(cached, fresh))
         if tokens.total:
-            yield UsageItem(tokens, _iso(value.get("timestamp")), model)
+            when = value.get("timestamp")
+            key = f"codex:{when}:{total or last}"
+            yield UsageItem(tokens, _iso(when), model, key)
 
 
 def _pi(values: Iterator[dict[str, Any]]) -> Iterator[UsageItem]:
@@ -261,7 +262,8 @@ def _pi(values: Iterator[dict[str, Any]]) -> Iterator[UsageItem]:
             cache_write=_int(usage.get("cacheWrite")),
         )
         when = _ms(message.get("timestamp")) or _iso(value.get("timestamp"))
-        yield UsageItem(tokens, when, _text(message.get("model")))
+        stamp = message.get("timestamp") or value.get("timestamp")
+        yield UsageItem(tokens, when, _text(message.get("model")), _copy_key("pi", stamp, tokens))
 
 
 def _dsh(values: Iterator[dict[str, Any]]) -> Iterator[UsageItem]:
@@ -281,7 +283,18 @@ def _dsh(values: Iterator[dict[str, Any]]) -> Iterator[UsageItem]:
         message = data.get("message")
         source = message.get("source") if isinstance(message, dict) else None
         model = _text(source.get("model")) if isinstance(source, dict) else None
-        yield UsageItem(tokens, _ms(value.get("time")), model)
+        ident = message.get("id") if isinstance(message, dict) else None
+        key = _copy_key("dsh", ident or value.get("time"), tokens)
+        yield UsageItem(tokens, _ms(value.get("time")), model, key)
+
+
+def _copy_key(kind: str, ident: Any, tokens: Tokens) -> str | None:
+    """The identity of a response that a clipped or forked child copies with it: its id or
+    time with its counts (None when the record has neither)."""
+    if not isinstance(ident, str | int | float) or isinstance(ident, bool):
+        return None
+    counts = (tokens.input, tokens.output, tokens.cache_read, tokens.cache_write)
+    return f"{kind}:{ident}:{counts}"
 
 
 _READERS = {"claude": _claude, "codex": _codex, "pi": _pi, "dsh": _dsh}
