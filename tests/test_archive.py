@@ -367,3 +367,18 @@ def test_a_damaged_manifest_never_ends_a_listing(agents: dict[str, Path]) -> Non
     assert report.problems and "manifest" in report.problems[0]
     assert report.states["new"] == 5  # copied anew, the manifest rewritten
     assert json.loads((archive / MANIFEST).read_bytes())["version"] == 1
+
+
+def test_a_session_its_agent_moved_is_not_listed_twice(
+    agents: dict[str, Path], sealed_home: Path
+) -> None:
+    run_archive()
+    moved = sealed_home / ".codex" / "archived_sessions" / agents["codex"].name
+    moved.parent.mkdir(parents=True)
+    os.rename(agents["codex"], moved)  # what Codex does when a thread is archived
+    listed = find_session_files()
+    assert [path.name for path in listed].count(moved.name) == 1
+    assert moved in listed
+    run_archive()  # kept again under its new place: still one row
+    listed = find_session_files()
+    assert [path.name for path in listed].count(moved.name) == 1

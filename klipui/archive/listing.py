@@ -22,10 +22,13 @@ def merge_archived(
 ) -> list[Path]:
     """`originals` with the archive's session files `copies` merged in: a copy of a listed
     original only when it is the newer (the original then left out); a copy whose original is
-    gone, and a session written in the archive itself (a clip of an archived session), always."""
+    gone, and a session written in the archive itself (a clip of an archived session), always.
+    An original its agent moved (Codex moves archived threads to `archived_sessions/`) is still
+    its copy's original, found by its name."""
     archive = archive if archive is not None else default_archive_dir()
     manifest = Manifest(archive) if (archive / MANIFEST).is_file() else None
     listed = {str(path) for path in originals}
+    moved = {_identity(path): str(path) for path in originals}
     dropped: set[str] = set()
     added: list[Path] = []
     for copy in copies:
@@ -42,15 +45,26 @@ def merge_archived(
                 continue  # a copy the manifest does not know: the original wins
             added.append(copy)
             continue
-        if os.path.lexists(entry.source):
-            if not _copy_newer(entry.source, entry.mtime):
+        source = entry.source
+        if not os.path.lexists(source):
+            source = moved.get(_identity(Path(source)), source)  # moved by its agent
+        if os.path.lexists(source):
+            if not _copy_newer(source, entry.mtime):
                 continue
-            if entry.source not in listed:
+            if source not in listed:
                 continue  # its original is not in this listing (another filter): nor is it
-            dropped.add(entry.source)
+            dropped.add(source)
         added.append(copy)
     kept = [path for path in originals if str(path) not in dropped]
     return [*kept, *added]
+
+
+def _identity(path: Path) -> tuple[str, ...]:
+    """What names a session whatever folder its agent moves it to: its file name (which holds
+    the session id for Claude Code, Codex and pi), with its folder for dsh (`<id>/session…`)."""
+    if path.name.startswith("session.jsonl"):
+        return (path.parent.name, path.name)
+    return (path.name,)
 
 
 def _copy_newer(source: str, archived_mtime: int) -> bool:
