@@ -122,14 +122,20 @@ class UsageScreen(KlipuiScreen):
         self.query_one("#usage-progress", ProgressBar).display = False
 
     def _fill(self, table: UsageTable, report: Report, label: str) -> None:
-        table.clear(columns=True)
-        table.add_column(label, key="key")
-        for name in FIGURES:
-            table.add_column(name, key=name.lower())
-        table.add_column("", key="bar", width=BAR_CELLS)
         largest = max((row.tokens.total for row in report.rows), default=0)
-        for row in report.rows:
-            table.add_row(*self._cells(row, largest), key=row.key)
+        rows = [self._cells(row, largest) for row in report.rows]
+        labels = [label, *FIGURES, ""]
+        # Widths measured here, not left to the table, which can show label-wide columns.
+        widths = [
+            max([Text(name).cell_len, *(r[i].cell_len for r in rows)])
+            for i, name in enumerate(labels)
+        ]
+        widths[-1] = BAR_CELLS
+        table.clear(columns=True)
+        for index, (name, width) in enumerate(zip(labels, widths, strict=True)):
+            table.add_column(name, key=f"c{index}", width=width)
+        for row, cells in zip(report.rows, rows, strict=True):
+            table.add_row(*cells, key=row.key)
 
     @staticmethod
     def _cells(row: Row, largest: int) -> list[Text]:
