@@ -158,3 +158,14 @@ def test_report_names_what_it_copied_and_the_archive_is_private(
     assert main(["archive", "--to", str(archive)]) == 0
     out = capsys.readouterr().out
     assert "grown" in out and str(first) in out
+
+
+def test_an_archive_inside_an_agent_folder_is_refused(
+    sealed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _pi_session(sealed_home)
+    inside = sealed_home / ".pi" / "agent" / "sessions" / "kept"
+    assert main(["archive", "--to", str(inside)]) == 2
+    assert "inside or above the agent folder" in capsys.readouterr().err
+    assert not inside.exists()
+    assert main(["archive", "--to", str(sealed_home), "--dry-run"]) == 2  # holds them all

@@ -9,12 +9,13 @@ changing the agents' folders. Discovery lists archived sessions with the others
 
 from klipui.archive.layout import default_archive_dir, known_agents
 from klipui.archive.listing import is_archived, merge_archived
-from klipui.archive.run import ArchiveBusy, ArchiveReport, run_archive
+from klipui.archive.run import ArchiveBusy, ArchiveInside, ArchiveReport, run_archive
 from klipui.archive.schedule import install_cron, install_systemd, schedule_text
 from klipui.archive.sources import Source, find_sources
 
 __all__ = [
     "ArchiveBusy",
+    "ArchiveInside",
     "ArchiveReport",
     "Source",
     "default_archive_dir",

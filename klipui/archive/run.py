@@ -26,6 +26,22 @@ class ArchiveBusy(OSError):
     """Another archive run holds the archive's lock."""
 
 
+class ArchiveInside(OSError):
+    """The archive folder is inside an agent's folder (it would archive itself) or holds one."""
+
+
+def _overlapping_root(archive: Path) -> Path | None:
+    """The agent folder that `archive` lies in or contains, if any (symlinks resolved)."""
+    from klipui.archive.layout import archive_roots
+
+    real = Path(os.path.realpath(archive))
+    for root in archive_roots():
+        folder = Path(os.path.realpath(root.path))
+        if real.is_relative_to(folder) or folder.is_relative_to(real):
+            return root.path
+    return None
+
+
 @dataclass(slots=True)
 class ArchiveReport:
     """The figures of one run."""
@@ -105,6 +121,9 @@ def run_archive(
     None). With `dry_run` nothing is written: the report says what a run would copy.
     """
     archive = Path(to) if to is not None else default_archive_dir()
+    overlap = _overlapping_root(archive)
+    if overlap is not None:
+        raise ArchiveInside(0, f"inside or above the agent folder {overlap}", str(archive))
     started = time.monotonic()
     report = ArchiveReport(archive=archive, dry_run=dry_run)
     if dry_run:

@@ -93,7 +93,8 @@ def _schedule(kind: str, to: Path | None, install: bool) -> int:
 
 
 def _archive(to: Path | None, agents: list[str] | None, args: argparse.Namespace) -> int:
-    from klipui.archive import ArchiveBusy, run_archive
+    from klipui.archive import ArchiveBusy, ArchiveInside, run_archive
+    from klipui.cli import UsageError
     from klipui.cli._notice import fail
     from klipui.cli._render import LazyProgress
 
@@ -108,6 +109,8 @@ def _archive(to: Path | None, agents: list[str] | None, args: argparse.Namespace
                     dry_run=args.dry_run,
                     on_progress=lambda done, total, _path: update(done, total),
                 )
+    except ArchiveInside as error:
+        raise UsageError(f"--to {error.filename}: {error.strerror}") from None
     except ArchiveBusy as error:
         return fail(f"{error.filename}: {error.strerror}")
     except OSError as error:
