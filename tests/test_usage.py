@@ -361,3 +361,17 @@ def test_a_clipped_child_does_not_count_its_parents_usage_again(
     child = next(path for path in files if path != parent)
     assert summarize([session_usage(child)]).total.tokens.total > 0
     assert summarize([session_usage(path) for path in files]).total.tokens == alone
+
+
+def test_recorded_costs_are_summed_and_absent_ones_are_not_invented() -> None:
+    expected = 0.0
+    for value in _lines(PI[1]):
+        message = value.get("message") or {}
+        if value.get("type") == "message" and message.get("role") == "assistant":
+            expected += message["usage"]["cost"]["total"]
+    pi = summarize([session_usage(PI[1])]).total
+    assert pi.costed > 0 and pi.cost == pytest.approx(expected)
+    claude = summarize([session_usage(CLAUDE_ALPHA)]).total
+    assert claude.costed == 3 and claude.cost == pytest.approx(0.12 + 0.34 + 0.56)
+    codex = summarize([session_usage(CODEX_REAL)]).total
+    assert codex.costed == 0 and codex.as_dict()["cost_usd"] is None

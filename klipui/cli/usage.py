@@ -78,6 +78,9 @@ def usage_table(report: Any) -> Any:
     table.add_column(report.by, overflow="ellipsis", no_wrap=True, max_width=48)
     for name in ("input", "output", "cache rd", "cache wr", "total"):
         table.add_column(name, justify="right", no_wrap=True, min_width=8)
+    costs = report.total.costed > 0
+    if costs:
+        table.add_column("cost", justify="right", no_wrap=True, min_width=9)
     table.add_column("", no_wrap=True, overflow="crop", max_width=BAR)
     largest = max(row.tokens.total for row in report.rows)
 
@@ -85,7 +88,10 @@ def usage_table(report: Any) -> Any:
         mark = "~" if row.estimated else ""
         tokens = row.tokens
         figures = (tokens.input, tokens.output, tokens.cache_read, tokens.cache_write, tokens.total)
-        return [Text(f"{mark}{human_count(value)}") for value in figures]
+        shown = [Text(f"{mark}{human_count(value)}") for value in figures]
+        if costs:
+            shown.append(Text(f"${row.cost:,.2f}" if row.costed else "—"))
+        return shown
 
     for row in report.rows:
         table.add_row(Text(clean_line(row.key)), *cells(row), Text(bar(row.tokens.total, largest)))

@@ -117,6 +117,7 @@ class UsageScreen(KlipuiScreen):
         self.query_one("#usage-total", Label).update(
             f"{mark}{human_count(total.tokens.total)} tokens · {total.responses} responses · "
             f"{len(total.sessions)} sessions"
+            + (f" · ${total.cost:,.2f} recorded cost" if total.costed else "")
             + (" · ~ includes estimates" if total.estimated else "")
         )
         self.query_one("#usage-progress", ProgressBar).display = False

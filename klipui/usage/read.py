@@ -78,6 +78,9 @@ class UsageItem:
     key: str | None = None
     """Identity of the response when the format repeats it (Claude Code), else None."""
     estimated: bool = False
+    cost: float | None = None
+    """The cost in USD when the file records it (pi `usage.cost.total`, Claude Code's older
+    `costUSD`), else None: no price table is applied."""
 
 
 @dataclass(slots=True)
@@ -159,6 +162,13 @@ def _int(value: Any) -> int:
     return 0
 
 
+def _cost(value: Any) -> float | None:
+    """A recorded cost in USD: a finite number from 0 to a million, else None."""
+    if type(value) in (int, float) and 0 <= value <= 1e6:
+        return float(value)
+    return None
+
+
 def _iso(value: Any) -> float | None:
     if not isinstance(value, str) or not value:
         return None
@@ -197,7 +207,8 @@ def _claude(values: Iterator[dict[str, Any]]) -> Iterator[UsageItem]:
         )
         message_id = _text(message.get("id"))
         key = f"claude:{message_id}:{_text(value.get('requestId')) or ''}" if message_id else None
-        yield UsageItem(tokens, _iso(value.get("timestamp")), model, key)
+        cost = _cost(value.get("costUSD"))
+        yield UsageItem(tokens, _iso(value.get("timestamp")), model, key, cost=cost)
 
 
 _CODEX_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens")
@@ -263,7 +274,14 @@ def _pi(values: Iterator[dict[str, Any]]) -> Iterator[UsageItem]:
         )
         when = _ms(message.get("timestamp")) or _iso(value.get("timestamp"))
         stamp = message.get("timestamp") or value.get("timestamp")
-        yield UsageItem(tokens, when, _text(message.get("model")), _copy_key("pi", stamp, tokens))
+        cost = usage.get("cost")
+        yield UsageItem(
+            tokens,
+            when,
+            _text(message.get("model")),
+            _copy_key("pi", stamp, tokens),
+            cost=_cost(cost.get("total")) if isinstance(cost, dict) else None,
+        )
 
 
 def _dsh(values: Iterator[dict[str, Any]]) -> Iterator[UsageItem]:

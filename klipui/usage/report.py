@@ -28,6 +28,10 @@ class Row:
     sessions: set[str] = field(default_factory=set)
     estimated: bool = False
     """True when part of the figures is an estimate."""
+    cost: float = 0.0
+    """USD recorded by the files (only some record it; see `costed`)."""
+    costed: int = 0
+    """Responses whose cost the file records."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -36,6 +40,8 @@ class Row:
             "responses": self.responses,
             "sessions": len(self.sessions),
             "estimated": self.estimated,
+            "cost_usd": round(self.cost, 6) if self.costed else None,
+            "costed_responses": self.costed,
         }
 
 
@@ -130,6 +136,9 @@ def summarize(
             target.responses += 1
             target.sessions.add(str(usage.path))
             target.estimated = target.estimated or item.estimated
+            if item.cost is not None:
+                target.cost += item.cost
+                target.costed += 1
     if by == "day":
         ordered = sorted(rows.values(), key=lambda row: row.key)
     else:
