@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 BATCH_SECONDS = 0.1
 """How often the discovery worker hands rows to the table."""
+ARCHIVED_MARK = "⌂ "
+"""Before the title of a session kept in klipui's archive (its original is gone or older)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +165,8 @@ class SessionsScreen(KlipuiScreen):
         Binding("s", "next_sort", "Sort"),
         Binding("r", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
+        Binding("u", "usage", "Usage", show=False),
+        Binding("A", "archive", "Archive every session now", show=False),
         Binding("f5", "rescan", "Rescan", show=False),
         Binding("q", "app.quit", "Quit", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
@@ -316,8 +320,9 @@ class SessionsScreen(KlipuiScreen):
             )
             title.truncate(self.title_room + len(indent + branch) + 2, overflow="ellipsis")
         else:
-            label = one_line(clean_line(display_title(info)), self.title_room)
-            title = Text(indent + branch + label)
+            mark = ARCHIVED_MARK if info.archived else ""
+            label = one_line(clean_line(display_title(info)), self.title_room - len(mark))
+            title = Text.assemble(indent + branch, (mark, "bold cyan"), label)
         exact = info.exact
         if info.format is None:
             return [
@@ -451,6 +456,22 @@ class SessionsScreen(KlipuiScreen):
     def action_toggle_group(self) -> None:
         self.group = not self.group
         self.refresh_table()
+
+    def action_usage(self) -> None:
+        """Token usage of the listed sessions, per project and per day."""
+        from klipui.screens.usage import UsageScreen
+
+        self.app.push_screen(UsageScreen(list(self.infos.values()), _discover_paths(self.sources)))
+
+    def action_archive(self) -> None:
+        """Copy every agent's sessions into klipui's archive (rescan after, when it copied)."""
+        from klipui.screens.archive import ArchiveScreen
+
+        def after(copied: bool | None) -> None:
+            if copied:
+                self.action_rescan()
+
+        self.app.push_screen(ArchiveScreen(), after)
 
     def action_rescan(self) -> None:
         self.infos.clear()
