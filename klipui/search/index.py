@@ -33,6 +33,8 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT = 5.0
 """Seconds a connection waits for another process's write lock before giving up."""
 RETRIES = 3
+POOL_FROM = 8
+"""Files to read from which an update reads them in a pool of processes."""
 SNIPPET_TOKENS = 14
 MARK_START = "\x02"
 MARK_END = "\x03"
@@ -131,7 +133,8 @@ CREATE TABLE IF NOT EXISTS units(
     z BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS units_session ON units(session, event);
-CREATE VIEW IF NOT EXISTS unit_text AS SELECT id, session, event, klipui_inflate(z) AS text FROM units;
+CREATE VIEW IF NOT EXISTS unit_text AS
+    SELECT id, session, event, klipui_inflate(z) AS text FROM units;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     text, content='unit_text', content_rowid='id',
     tokenize='unicode61 remove_diacritics 2'
@@ -324,13 +327,13 @@ class SearchIndex:
         *,
         on_progress: Callable[[int, int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
-        executor: Executor | None = None,
+        workers: int = 0,
         remove_missing: bool = True,
     ) -> UpdateReport:
         """Bring the index up to date with `files`; each file is committed on its own.
 
-        `executor`: a pool to read files in (a process pool makes a cold index faster).
-        `remove_missing`: drop indexed files that no longer exist.
+        `workers`: processes that read files while this one writes (used from `POOL_FROM` files
+        to read on; 0 reads here). `remove_missing`: drop indexed files that no longer exist.
         """
         report = UpdateReport()
         if remove_missing:
@@ -342,13 +345,14 @@ class SearchIndex:
         done = report.unchanged
         if on_progress:
             on_progress(done, total)
-        for plan, read in _reads(todo, executor):
-            if cancelled is not None and cancelled():
-                break
-            self._apply(plan, read, report)
-            done += 1
-            if on_progress:
-                on_progress(done, total)
+        with _pool(workers if len(todo) >= POOL_FROM else 0) as executor:
+            for plan, read in _reads(todo, executor):
+                if cancelled is not None and cancelled():
+                    break
+                self._apply(plan, read, report)
+                done += 1
+                if on_progress:
+                    on_progress(done, total)
         return report
 
     def _remove_missing(self, report: UpdateReport) -> None:
@@ -556,8 +560,20 @@ class SearchIndex:
                 limit=limit,
             )
         results.hits = [
-            Hit(Path(r[0]), r[1] or "", r[2] or "", r[3] or "", r[4], r[5], r[6], r[7], r[8],
-                r[9] or "", -float(r[10]), r[11])
+            Hit(
+                Path(r[0]),
+                r[1] or "",
+                r[2] or "",
+                r[3] or "",
+                r[4],
+                r[5],
+                r[6],
+                r[7],
+                r[8],
+                r[9] or "",
+                -float(r[10]),
+                r[11],
+            )
             for r in rows
         ]
         return results
@@ -622,6 +638,25 @@ def _read(path: Path, first_event: int) -> SessionUnits | str:
         return str(error)
     except Exception as error:  # one file must never stop an update
         return f"{path}: cannot be read ({type(error).__name__}: {str(error)[:120]})"
+
+
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[Executor | None]:
+    """A process pool of `workers` (forkserver where there is one: the app has threads), or
+    None for 0 or 1."""
+    if workers <= 1:
+        yield None
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
+        yield executor
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _reads(

@@ -19,6 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 
 OPERATORS = frozenset({"AND", "OR", "NOT"})
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TOKEN = re.compile(r'"[^"]*(?:"|$)\*?|\S+')
 
 
@@ -45,7 +46,14 @@ class Query:
 def has_token(text: str) -> bool:
     """True when `text` holds a character FTS5's unicode61 tokenizer keeps (a letter, a digit
     or a private-use character); punctuation, spaces and symbols alone make no token."""
-    return any(unicodedata.category(ch)[0] in "LN" or unicodedata.category(ch) == "Co" for ch in text)
+    return any(
+        unicodedata.category(ch)[0] in "LN" or unicodedata.category(ch) == "Co" for ch in text
+    )
+
+
+def _kept(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    return category[0] in "LN" or category == "Co"
 
 
 def quoted(word: str) -> str:
@@ -57,10 +65,8 @@ def is_syntax(text: str) -> bool:
     """True when `text` uses FTS5 syntax by the rule of this module."""
     if '"' in text:
         return True
-    for word in text.split():
-        if word in OPERATORS or (word.endswith("*") and has_token(word)):
-            return True
-    return False
+    words = text.split()
+    return any(word in OPERATORS or (word.endswith("*") and has_token(word)) for word in words)
 
 
 def plain(text: str, note: str = "") -> Query:
@@ -76,8 +82,9 @@ def plain(text: str, note: str = "") -> Query:
 
 
 def parse_query(text: str) -> Query:
-    """The FTS5 reading of `text` by the rule above."""
-    text = text.strip()
+    """The FTS5 reading of `text` by the rule above (control characters read as spaces: SQLite
+    ends a string at NUL)."""
+    text = _CONTROLS.sub(" ", text).strip()
     if not is_syntax(text):
         return plain(text)
     parts = _syntax_parts(text)

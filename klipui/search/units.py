@@ -99,7 +99,9 @@ def _stat(session: Session) -> tuple[int, float | None]:
     return size, (mtime_ns / 1e9 if mtime_ns else None)
 
 
-def session_units(session: Session, first_event: int = 0, *, originals: bool = True) -> Iterator[Unit]:
+def session_units(
+    session: Session, first_event: int = 0, *, originals: bool = True
+) -> Iterator[Unit]:
     """The units of `session.events[first_event:]`, in event order."""
     turn_of = _turn_numbers(session)
     for index in range(first_event, len(session.events)):
@@ -169,8 +171,9 @@ def _results(event: Event) -> Iterator[tuple[str | None, str]]:
         return
     for block in blocks:
         call_id = block.get("toolCallId")
-        yield (call_id if isinstance(call_id, str) else None), blocks_text(
-            block.get("content"), tool_calls=False
+        yield (
+            (call_id if isinstance(call_id, str) else None),
+            blocks_text(block.get("content"), tool_calls=False),
         )
 
 
@@ -197,7 +200,7 @@ def call_text(name: object, arguments: object) -> str:
 
 
 def _original(text: str, session_path: Path | None, call_id: str | None) -> str:
-    """"\\n" and the spilled original named in `text`, when one may be read; else ""."""
+    """ "\\n" and the spilled original named in `text`, when one may be read; else ""."""
     if session_path is None or len(text) > 200_000:
         return ""
     from klipui.session.spilled import find_reference, load_original
