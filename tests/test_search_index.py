@@ -16,8 +16,8 @@ from klipui.demo import demo_paths
 from klipui.search import MARK_END, MARK_START, SearchIndex, parse_query, read_units
 from klipui.session import open_session
 from klipui.session.discover import find_session_files
-from tests.conftest import SAMPLES
-from tests.search_support import session_file, turn_rows, write_rows
+from conftest import SAMPLES
+from search_support import session_file, turn_rows, write_rows
 
 
 @pytest.fixture

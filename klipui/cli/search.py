@@ -168,14 +168,12 @@ def hit_lines(hit: Any, number: int) -> tuple[Any, Any, Any]:
 
 
 def snippet_text(snippet: str, style: str = "bold reverse") -> Any:
-    """A snippet as one line of rich text, its marked terms in `style` (cleaned of every escape
-    and control sequence: the marks are split off first)."""
+    """A snippet as one line of rich text, its matched terms in `style`."""
     from rich.text import Text
 
-    from klipui.search import MARK_END, MARK_START
-    from klipui.session.display import clean_line
+    from klipui.search.snippet import snippet_pieces
 
     text = Text()
-    for index, piece in enumerate(re.split(f"[{MARK_START}{MARK_END}]", snippet)):
-        text.append(re.sub(r"\s+", " ", clean_line(piece)), style=style if index % 2 else "")
+    for piece, matched in snippet_pieces(snippet):
+        text.append(piece, style=style if matched else "")
     return text

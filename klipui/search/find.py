@@ -1,9 +1,11 @@
 """Find inside one loaded session: every occurrence of the looked-for text, in reading order.
 
-A find query is words or `"quoted phrases"`; each occurrence of any of them (case-insensitive) is
-a match. Matches are ordered by turn, event, the event's parts (prompt, thinking, answer, call,
-result) and position, and counted within their (event, kind) so that a view can find the same
-occurrence in what it draws. `MatchCursor` steps through them with wrap-around.
+A find query without double quotes is found as typed, as one string (as a browser's find does);
+with double quotes, each `"quoted phrase"` and each other word is a term of its own. Each
+occurrence of a term (case-insensitive) is a match. Matches are ordered by turn, event, the
+event's parts (prompt, thinking, answer, call, result) and position, and counted within their
+(event, kind) so that a view can find the same occurrence in what it draws. `MatchCursor` steps
+through them with wrap-around.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ class Match:
 
 
 def find_terms(query: str) -> tuple[str, ...]:
-    """The words and quoted phrases of a find query, longest first, without repeats."""
+    """The terms of a find query (see the module), longest first, without repeats."""
+    if '"' not in query:
+        return (query.strip(),) if query.strip() else ()
     terms: dict[str, None] = {}
     for match in _PHRASE.finditer(query):
         term = (match.group(1) if match.group(1) is not None else match.group(2) or "").strip()
