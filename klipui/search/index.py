@@ -1,9 +1,12 @@
 """The search index: SQLite FTS5 over every searchable unit of every session, in the user cache.
 
 Layout: `sessions` (one row a file: its (size, mtime, fingerprint) when indexed and its figures),
-`units` (one row a unit: its place and its text, zlib-compressed) and `fts`, an FTS5 table whose
-content is the view `unit_text` (the units' text inflated by a SQL function this module
-registers), so that FTS5 builds snippets itself while the text is stored once, compressed.
+`units` (one row a unit: its place, and where its record lies in the file) and `fts`, a
+contentless FTS5 table (rowid = unit id). The text is not kept: snippets are cut from the session
+file (`klipui.search.snippet`); only units a file cannot give back (a compressed file) keep theirs,
+zstd-compressed. A contentless table cannot forget a row without its text, so a removed unit
+leaves its FTS row behind, unseen (every query joins `units`); when such rows pass a share of the
+table, the index is emptied and built again.
 
 Updating is incremental by (path, size, mtime): an unchanged file is skipped; a file that grew
 and whose first bytes (the fingerprint of what was indexed) are unchanged is indexed from the
@@ -19,28 +22,32 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from klipui.search.query import Query, parse_query
+from klipui.search.snippet import MARK_END, MARK_START, cut, record_texts, spilled_texts
+from klipui.search.snippet import term_pattern as snippet_pattern
 from klipui.search.units import SessionUnits, Unit, file_stat, read_units
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT = 5.0
 """Seconds a connection waits for another process's write lock before giving up."""
 RETRIES = 3
 POOL_FROM = 8
+CACHE_KB = 64 * 1024
+"""SQLite page cache of a connection (KB): FTS5 merges segments through it."""
+HASH_BYTES = 16 * 1024 * 1024
+"""FTS5 terms kept in memory before a segment is written (bigger: fewer segments to merge)."""
 """Files to read from which an update reads them in a pool of processes."""
-SNIPPET_TOKENS = 14
-MARK_START = "\x02"
-MARK_END = "\x03"
-"""Around each matched term in a snippet (control characters cleaned out of every indexed text,
-so they cannot come from a session)."""
-ELLIPSIS = "…"
+GARBAGE_SHARE = 0.3
+"""Share of FTS rows left by removed units from which the next update rebuilds the index."""
+GARBAGE_MIN = 5_000
 KIND_GROUPS = {
     "prompts": ("prompt",),
     "prompt": ("prompt",),
@@ -87,13 +94,27 @@ def default_index_path() -> Path:
     return Path(user_cache_dir("klipui", appauthor=False)) / "search.sqlite"
 
 
+_local = threading.local()
+
+
+def _codec() -> tuple[Any, Any]:
+    """This thread's zstd compressor and decompressor (they are not thread-safe)."""
+    codec = getattr(_local, "codec", None)
+    if codec is None:
+        import zstandard
+
+        codec = (zstandard.ZstdCompressor(level=3), zstandard.ZstdDecompressor())
+        _local.codec = codec
+    return codec
+
+
 def pack(text: str) -> bytes:
-    """Text as stored: b"z" + zlib when that is smaller, else b"t" + UTF-8."""
-    raw = text.encode("utf-8", "surrogatepass")
+    """Text as stored: b"s" + zstd when that is smaller, else b"t" + UTF-8."""
+    raw = text.encode("utf-8", "replace")
     if len(raw) > 64:
-        packed = zlib.compress(raw, 6)
+        packed = _codec()[0].compress(raw)
         if len(packed) + 1 < len(raw):
-            return b"z" + packed
+            return b"s" + packed
     return b"t" + raw
 
 
@@ -102,9 +123,9 @@ def unpack(blob: bytes | None) -> str:
     if not blob:
         return ""
     try:
-        raw = zlib.decompress(blob[1:]) if blob[:1] == b"z" else bytes(blob[1:])
+        raw = _codec()[1].decompress(blob[1:]) if blob[:1] == b"s" else bytes(blob[1:])
         return raw.decode("utf-8", "replace")
-    except (zlib.error, TypeError):
+    except Exception:  # a damaged blob is a blank text, not a failed query
         return ""
 
 
@@ -122,7 +143,7 @@ CREATE TABLE IF NOT EXISTS sessions(
     problem TEXT
 );
 CREATE TABLE IF NOT EXISTS units(
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     session INTEGER NOT NULL,
     turn INTEGER NOT NULL,
     event INTEGER NOT NULL,
@@ -130,16 +151,18 @@ CREATE TABLE IF NOT EXISTS units(
     kind TEXT NOT NULL,
     time INTEGER,
     part INTEGER NOT NULL DEFAULT 0,
-    z BLOB NOT NULL
+    offset INTEGER NOT NULL,
+    length INTEGER NOT NULL,
+    z BLOB
 );
 CREATE INDEX IF NOT EXISTS units_session ON units(session, event);
-CREATE VIEW IF NOT EXISTS unit_text AS
-    SELECT id, session, event, klipui_inflate(z) AS text FROM units;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    text, content='unit_text', content_rowid='id',
-    tokenize='unicode61 remove_diacritics 2'
+    text, content='', tokenize='unicode61 remove_diacritics 2'
 );
 INSERT OR IGNORE INTO meta(key, value) VALUES ('version', '{SCHEMA_VERSION}');
+INSERT OR IGNORE INTO meta(key, value) VALUES ('garbage', '0');
+INSERT INTO fts(fts, rank) SELECT 'hashsize', {HASH_BYTES}
+    WHERE NOT EXISTS (SELECT 1 FROM fts_config WHERE k = 'hashsize');
 """
 
 
@@ -202,8 +225,12 @@ class UpdateReport:
     """Files that are not sessions, or could not be read (each has a problem)."""
     units: int = 0
     """Units written."""
+    text_bytes: int = 0
+    """UTF-8 bytes of the text of the units written."""
     busy: int = 0
     """Files left out because the index stayed locked by another process."""
+    rebuilt: bool = False
+    """True when the update began by emptying an index grown with removed units' rows."""
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -239,9 +266,7 @@ class SearchIndex:
 
     def _connect(self, path: Path) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path, timeout=self.timeout, isolation_level=None)
-        db.create_function("klipui_inflate", 1, unpack, deterministic=True)
-        return db
+        return sqlite3.connect(path, timeout=self.timeout, isolation_level=None)
 
     def _prepare(self, db: sqlite3.Connection) -> None:
         """WAL, schema, version check (ValueError for another version)."""
@@ -249,6 +274,7 @@ class SearchIndex:
         if mode is None or str(mode[0]).lower() != "wal":
             raise sqlite3.OperationalError("database is locked (WAL mode not set)")
         db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(f"PRAGMA cache_size={-CACHE_KB}")
         db.executescript(SCHEMA)
         row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if row is None or row[0] != str(SCHEMA_VERSION):
@@ -336,6 +362,7 @@ class SearchIndex:
         to read on; 0 reads here). `remove_missing`: drop indexed files that no longer exist.
         """
         report = UpdateReport()
+        self._compact_if_needed(report)
         if remove_missing:
             self._remove_missing(report)
         plans = self.plan(files)
@@ -354,6 +381,33 @@ class SearchIndex:
                 if on_progress:
                     on_progress(done, total)
         return report
+
+    def garbage(self) -> int:
+        """FTS rows of removed units."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='garbage'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _add_garbage(self, count: int) -> None:
+        self.db.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key='garbage'", (count,)
+        )
+
+    def _compact_if_needed(self, report: UpdateReport) -> None:
+        """Empty the index when removed units' rows pass `GARBAGE_SHARE` of the FTS table (the
+        update that follows reads every file again)."""
+        garbage = self.garbage()
+        live = self.counts()[1]
+        if garbage < GARBAGE_MIN or garbage < GARBAGE_SHARE * (garbage + live):
+            return
+
+        def empty() -> None:
+            self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
+            self.db.execute("DELETE FROM units")
+            self.db.execute("DELETE FROM sessions")
+            self.db.execute("UPDATE meta SET value='0' WHERE key='garbage'")
+
+        if self._write(empty, report):
+            report.rebuilt = True
 
     def _remove_missing(self, report: UpdateReport) -> None:
         gone = [(i, p) for p, (i, *_) in self.stored().items() if file_stat(Path(p)) is None]
@@ -377,14 +431,10 @@ class SearchIndex:
             if row is not None and (row[1], row[2]) == (read.size, read.mtime_ns):
                 return  # another process indexed this very content meanwhile
             if plan.action == "append" and row is not None and row[3] - 1 == plan.first_event:
-                self.db.execute(
-                    "INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, text FROM unit_text "
-                    "WHERE session=? AND event>=?",
-                    (row[0], plan.first_event),
-                )
-                self.db.execute(
+                gone = self.db.execute(
                     "DELETE FROM units WHERE session=? AND event>=?", (row[0], plan.first_event)
                 )
+                self._add_garbage(gone.rowcount)
                 session_id = row[0]
                 units = read.units
             else:
@@ -397,6 +447,7 @@ class SearchIndex:
                 units = read_units(plan.path).units
             self._store_units(session_id, units)
             report.units += len(units)
+            report.text_bytes += sum(len(u.text.encode("utf-8", "replace")) for u in units)
 
         if self._write(write, report):
             if plan.action == "add":
@@ -429,12 +480,8 @@ class SearchIndex:
         return False
 
     def _delete_session(self, session_id: int) -> None:
-        self.db.execute(
-            "INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, text FROM unit_text "
-            "WHERE session=?",
-            (session_id,),
-        )
-        self.db.execute("DELETE FROM units WHERE session=?", (session_id,))
+        gone = self.db.execute("DELETE FROM units WHERE session=?", (session_id,))
+        self._add_garbage(gone.rowcount)
         self.db.execute("DELETE FROM sessions WHERE id=?", (session_id,))
 
     def _store_problem(self, path: Path, stat: tuple[int, int], problem: str) -> None:
@@ -474,11 +521,15 @@ class SearchIndex:
         return int(cursor.lastrowid or 0)
 
     def _store_units(self, session_id: int, units: list[Unit]) -> None:
-        for unit in units:
-            cursor = self.db.execute(
-                "INSERT INTO units(session, turn, event, seq, kind, time, part, z) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        # Ids are never reused (AUTOINCREMENT): the FTS rows of removed units keep theirs.
+        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name='units'").fetchone()
+        first = int(row[0] if row else 0) + 1
+        self.db.executemany(
+            "INSERT INTO units(id, session, turn, event, seq, kind, time, part, offset, length, z) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
                 (
+                    first + number,
                     session_id,
                     unit.turn,
                     unit.event,
@@ -486,12 +537,17 @@ class SearchIndex:
                     unit.kind,
                     unit.time if isinstance(unit.time, int) else None,
                     unit.part,
-                    pack(unit.text),
-                ),
-            )
-            self.db.execute(
-                "INSERT INTO fts(rowid, text) VALUES (?, ?)", (cursor.lastrowid, unit.text)
-            )
+                    unit.offset,
+                    unit.length,
+                    pack(unit.text) if unit.offset < 0 else None,
+                )
+                for number, unit in enumerate(units)
+            ],
+        )
+        self.db.executemany(
+            "INSERT INTO fts(rowid, text) VALUES (?, ?)",
+            [(first + number, unit.text) for number, unit in enumerate(units)],
+        )
 
     # --- searching -----------------------------------------------------------------------------
 
@@ -535,10 +591,9 @@ class SearchIndex:
             self._set_scope(paths)
             where.append("u.session IN (SELECT id FROM temp.scope)")
         sql = (
-            f"SELECT s.path, s.agent, s.title, s.project, u.turn, u.seq, u.event, u.kind, u.time, "
-            f"snippet(fts, 0, '{MARK_START}', '{MARK_END}', '{ELLIPSIS}', {SNIPPET_TOKENS}), "
-            f"bm25(fts), u.part "
-            f"FROM fts JOIN units u ON u.id = fts.rowid JOIN sessions s ON s.id = u.session "
+            "SELECT s.path, s.agent, s.title, s.project, u.turn, u.seq, u.event, u.kind, u.time, "
+            "bm25(fts), u.part, u.offset, u.length, u.z "
+            "FROM fts JOIN units u ON u.id = fts.rowid JOIN sessions s ON s.id = u.session "
             f"WHERE {' AND '.join(where)} ORDER BY bm25(fts) LIMIT ?"
         )
         args.append(max(1, limit))
@@ -559,20 +614,21 @@ class SearchIndex:
                 kinds=kinds,
                 limit=limit,
             )
+        pattern = snippet_pattern(parsed.terms)
         results.hits = [
             Hit(
-                Path(r[0]),
-                r[1] or "",
-                r[2] or "",
-                r[3] or "",
-                r[4],
-                r[5],
-                r[6],
-                r[7],
-                r[8],
-                r[9] or "",
-                -float(r[10]),
-                r[11],
+                path=Path(r[0]),
+                agent=r[1] or "",
+                title=r[2] or "",
+                project=r[3] or "",
+                turn=r[4],
+                seq=r[5],
+                event=r[6],
+                kind=r[7],
+                time=r[8],
+                snippet=_snippet(Path(r[0]), r[7], r[11], r[12], r[13], pattern),
+                score=-float(r[9]),
+                part=r[10],
             )
             for r in rows
         ]
@@ -607,6 +663,19 @@ class SearchIndex:
         return total
 
 
+def _snippet(
+    path: Path, kind: str, offset: int, length: int, stored: bytes | None, pattern: Any
+) -> str:
+    """The snippet of a hit: from its stored text, else from its record(s) in the file (and the
+    spilled original a result's preview names, when the match is there)."""
+    if stored is not None:
+        return cut([unpack(stored)], pattern)
+    texts = record_texts(path, offset, length)
+    if kind == "result" and pattern is not None and not any(pattern.search(t) for t in texts):
+        texts = spilled_texts(texts, path) or texts
+    return cut(texts, pattern)
+
+
 def _same_prefix(path: Path, size: int, fingerprint: bytes) -> bool:
     """True when the first `size` bytes of `path` are still those that were indexed (their
     fingerprint: the first and last 64 KB)."""
@@ -633,11 +702,12 @@ def _read(path: Path, first_event: int) -> SessionUnits | str:
     from klipui.session import SessionError
 
     try:
-        return read_units(path, first_event)
+        read = read_units(path, first_event)
     except SessionError as error:
         return str(error)
     except Exception as error:  # one file must never stop an update
         return f"{path}: cannot be read ({type(error).__name__}: {str(error)[:120]})"
+    return read
 
 
 @contextlib.contextmanager
@@ -662,20 +732,30 @@ def _pool(workers: int) -> Iterator[Executor | None]:
 def _reads(
     plans: list[_Plan], executor: Executor | None
 ) -> Iterator[tuple[_Plan, SessionUnits | str]]:
-    """Each plan with its read, in order; reads run ahead in `executor` when given."""
-    if executor is None:
-        for plan in plans:
-            yield plan, _read(plan.path, plan.first_event)
-        return
+    """Each plan with its read, in order; reads run ahead in `executor` when given (and here,
+    when the pool cannot be used: it could not start, or a worker died)."""
     window = 8
-    pending = [executor.submit(_read, p.path, p.first_event) for p in plans[:window]]
-    for index, plan in enumerate(plans):
-        future = pending[index]
-        if index + window < len(plans):
-            nxt = plans[index + window]
-            pending.append(executor.submit(_read, nxt.path, nxt.first_event))
+    pending: list[Future[SessionUnits | str] | None] = []
+
+    def submit(plan: _Plan) -> Future[SessionUnits | str] | None:
+        nonlocal executor
+        if executor is None:
+            return None
         try:
-            read = future.result()
-        except Exception as error:  # a pool whose worker died
-            read = f"{plan.path}: cannot be read ({type(error).__name__})"
-        yield plan, read
+            return executor.submit(_read, plan.path, plan.first_event)
+        except Exception:  # a broken pool: read the rest here
+            executor = None
+            return None
+
+    pending = [submit(p) for p in plans[:window]]
+    for index, plan in enumerate(plans):
+        if index + window < len(plans):
+            pending.append(submit(plans[index + window]))
+        future = pending[index]
+        read: SessionUnits | str | None = None
+        if future is not None:
+            try:
+                read = future.result()
+            except Exception:  # a worker that died: read the file here
+                executor = None
+        yield plan, read if read is not None else _read(plan.path, plan.first_event)

@@ -47,6 +47,11 @@ class Unit:
     text: str
     part: int = 0
     """0 for the first (or only) part of a long text, then 1, 2, …"""
+    offset: int = -1
+    """Byte offset in the session file of the record(s) the text comes from; -1 when the text
+    cannot be read back from the file (compressed file, synthesized event): it is then stored."""
+    length: int = 0
+    """Bytes from `offset` that hold the record(s)."""
 
 
 @dataclass(slots=True)
@@ -106,12 +111,32 @@ def session_units(
     turn_of = _turn_numbers(session)
     for index in range(first_event, len(session.events)):
         event = session.events[index]
+        offset, length = record_span(session, event)
         for kind, text in event_parts(event, session.path if originals else None):
             text = clean_text(text)
             if not text.strip():
                 continue
             for part, piece in enumerate(split_parts(text)):
-                yield Unit(turn_of[index], index, event.seq, kind, event.time, piece, part)
+                yield Unit(
+                    turn_of[index], index, event.seq, kind, event.time, piece, part, offset, length
+                )
+
+
+def record_span(session: Session, event: Event) -> tuple[int, int]:
+    """(offset, length) in the file of the records `event` was lowered from (every chunk of a
+    merged message), or (-1, 0) when they cannot be read back from the file as it is."""
+    if session.compression is not None or event.origin is None:
+        return -1, 0
+    origins = event.data.get("origins") if isinstance(event.data, dict) else None
+    indexes = [event.origin]
+    if isinstance(origins, list):
+        indexes += [i for i in origins if isinstance(i, int) and 0 <= i < len(session.records)]
+    if not 0 <= event.origin < len(session.records):
+        return -1, 0
+    records = [session.records[i] for i in indexes]
+    start = min(r.offset for r in records)
+    end = max(r.offset + r.length for r in records)
+    return start, end - start
 
 
 def _turn_numbers(session: Session) -> list[int]:
@@ -199,9 +224,15 @@ def call_text(name: object, arguments: object) -> str:
     return f"{head}\n{body}" if head else body
 
 
+SPILL_SIGNS = ("spill:", "Full formatted result stored at:", "<persisted-output>", "Full output")
+"""Texts holding none of these name no spilled original (a quick test before the patterns)."""
+
+
 def _original(text: str, session_path: Path | None, call_id: str | None) -> str:
-    """ "\\n" and the spilled original named in `text`, when one may be read; else ""."""
+    """A newline and the spilled original named in `text`, when one may be read; else ""."""
     if session_path is None or len(text) > 200_000:
+        return ""
+    if not any(sign in text for sign in SPILL_SIGNS):
         return ""
     from klipui.session.spilled import find_reference, load_original
 
