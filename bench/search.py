@@ -276,7 +276,7 @@ def main() -> None:
             cold = time.perf_counter() - start
             index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             index_bytes = index.size_bytes()
-            sessions_count, units = index.counts()
+            units = index.counts()[1]
         print(
             f"cold index: {cold:.1f} s ({archive_bytes / 1e6 / cold:.1f} MB/s), first file "
             f"committed after {first[0] if first else 0:.2f} s; {units:,} units, "
@@ -323,7 +323,7 @@ def main() -> None:
 
         # the command as a process against grep -rl
         env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-        word = "ROUND_HALF_EVEN"
+        word = "ZeroDivisionError"
         command = [sys.executable, "-m", "klipui", "search", word, str(archive), "--json"]
         t = time.perf_counter()
         done = subprocess.run(command, env=env, capture_output=True, check=True)

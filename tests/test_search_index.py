@@ -9,15 +9,15 @@ import uuid
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLES, sample_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from search_support import session_file, turn_rows, write_rows
 
 from klipui.demo import demo_paths
 from klipui.search import MARK_END, MARK_START, SearchIndex, parse_query, read_units
 from klipui.session import open_session
 from klipui.session.discover import find_session_files
-from conftest import SAMPLES
-from search_support import session_file, turn_rows, write_rows
 
 
 @pytest.fixture
@@ -282,6 +282,8 @@ def test_a_spilled_original_is_indexed_with_its_result_and_others_are_not_follow
         )
         index.update([path])
         assert _words(index, "capybara") == [("s.jsonl", 1, "result")]
+        (hit,) = index.search("capybara").hits
+        assert f"{MARK_START}capybara{MARK_END}" in hit.snippet  # cut from the original
         assert _words(index, "wallaby") == []
     finally:
         inside.unlink()
@@ -325,3 +327,54 @@ def test_two_processes_indexing_at_once_both_succeed(tmp_path: Path) -> None:
     with SearchIndex(tmp_path / "cache" / "klipui" / "search.sqlite") as opened:
         assert opened.counts()[0] == 12
         assert opened.db.execute("SELECT count(DISTINCT path) FROM sessions").fetchone()[0] == 12
+
+
+def test_removed_units_rows_are_compacted_away(
+    index: SearchIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import klipui.search.index as module
+
+    monkeypatch.setattr(module, "GARBAGE_MIN", 5)
+    path = tmp_path / "s.jsonl"
+    rebuilt = False
+    for round_ in range(6):
+        turns = [(f"round{round_} prompt {n}", f"answer {n}", None) for n in range(4)]
+        session_file(path, *turns)
+        os.utime(path, ns=(round_ * 10**9, round_ * 10**9))
+        rebuilt |= index.update([path]).rebuilt
+        assert len(index.search(f"round{round_}").hits) == 4
+        assert index.search(f"round{round_ - 1}").hits == []
+    assert rebuilt
+    assert index.garbage() < 5 * 8
+    fts_rows = index.db.execute("SELECT count(*) FROM fts").fetchone()[0]
+    assert fts_rows < 6 * 8
+
+
+def test_a_compressed_session_keeps_its_text_for_snippets(
+    index: SearchIndex, tmp_path: Path
+) -> None:
+    import zstandard
+
+    source = sample_files("dsh")[0]
+    folder = tmp_path / "s"
+    folder.mkdir()
+    path = folder / "session.jsonl.zstd"
+    path.write_bytes(zstandard.ZstdCompressor().compress(source.read_bytes()))
+    index.update([path])
+    stored = index.db.execute("SELECT count(*) FROM units WHERE z IS NOT NULL").fetchone()[0]
+    assert stored == index.counts()[1] > 0
+    unit = read_units(path).units[0]
+    word = max(unit.text.split(), key=len)
+    hits = index.search(f'"{word}"').hits
+    assert hits and all(MARK_START in hit.snippet for hit in hits)
+
+
+def test_a_file_changed_since_indexing_gives_hits_without_breaking(
+    index: SearchIndex, tmp_path: Path
+) -> None:
+    path = session_file(tmp_path / "s.jsonl", ("find the gerbil", "ok", "gerbil output"))
+    index.update([path])
+    path.write_bytes(b"\x00\xff garbage" * 10)
+    hits = index.search("gerbil").hits
+    assert len(hits) == 2
+    assert all("\x00" not in hit.snippet for hit in hits)

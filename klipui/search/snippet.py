@@ -96,7 +96,7 @@ def cut(texts: Sequence[str], pattern: Terms | None, width: int = SNIPPET_CHARS)
     if end < len(text):
         space = text.find(" ", end, end + 20)
         end = space if space >= 0 else end
-    window = text[start:end]
+    window = _MARKS.sub("", text[start:end])
     if pattern is not None:
         window = pattern.mark(window)
     return (ELLIPSIS if start else "") + window + (ELLIPSIS if end < len(text) else "")
