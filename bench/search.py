@@ -323,7 +323,7 @@ def main() -> None:
 
         # the command as a process against grep -rl
         env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-        word = "ZeroDivisionError"
+        word = "RecursionError"
         command = [sys.executable, "-m", "klipui", "search", word, str(archive), "--json"]
         t = time.perf_counter()
         done = subprocess.run(command, env=env, capture_output=True, check=True)

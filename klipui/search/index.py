@@ -40,6 +40,8 @@ BUSY_TIMEOUT = 5.0
 """Seconds a connection waits for another process's write lock before giving up."""
 RETRIES = 3
 POOL_FROM = 8
+COMMIT_SECONDS = 0.5
+"""Seconds of writing an update commits after, at most (fewer, bigger segments to merge)."""
 CACHE_KB = 64 * 1024
 """SQLite page cache of a connection (KB): FTS5 merges segments through it."""
 HASH_BYTES = 16 * 1024 * 1024
@@ -260,6 +262,8 @@ class SearchIndex:
         self.timeout = timeout
         self.note = ""
         """What happened when opening: rebuilt, private index, …"""
+        self._batch = False
+        """True while `update` holds a transaction open over several files."""
         self.db = self._open()
 
     # --- opening -------------------------------------------------------------------------------
@@ -356,8 +360,10 @@ class SearchIndex:
         workers: int = 0,
         remove_missing: bool = True,
     ) -> UpdateReport:
-        """Bring the index up to date with `files`; each file is committed on its own.
+        """Bring the index up to date with `files`.
 
+        Files are written in transactions of `COMMIT_SECONDS` at most (the first file alone, so
+        that results come soon), each file whole: other connections see whole files only.
         `workers`: processes that read files while this one writes (used from `POOL_FROM` files
         to read on; 0 reads here). `remove_missing`: drop indexed files that no longer exist.
         """
@@ -372,14 +378,33 @@ class SearchIndex:
         done = report.unchanged
         if on_progress:
             on_progress(done, total)
-        with _pool(workers if len(todo) >= POOL_FROM else 0) as executor:
-            for plan, read in _reads(todo, executor):
-                if cancelled is not None and cancelled():
-                    break
-                self._apply(plan, read, report)
-                done += 1
-                if on_progress:
-                    on_progress(done, total)
+        opened = 0.0
+        try:
+            with _pool(workers if len(todo) >= POOL_FROM else 0) as executor:
+                for plan, read in _reads(todo, executor):
+                    if cancelled is not None and cancelled():
+                        break
+                    if not self._batch:
+                        if not self._begin():
+                            report.busy += 1
+                            continue
+                        self._batch, opened = True, time.monotonic()
+                    self._apply(plan, read, report)
+                    done += 1
+                    if done == report.unchanged + 1 or time.monotonic() - opened >= COMMIT_SECONDS:
+                        self._batch = False
+                        self.db.execute("COMMIT")
+                    if on_progress:
+                        on_progress(done, total)
+        except BaseException:
+            if self._batch:
+                self._batch = False
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+            raise
+        if self._batch:
+            self._batch = False
+            self.db.execute("COMMIT")
         return report
 
     def garbage(self) -> int:
@@ -457,9 +482,24 @@ class SearchIndex:
             else:
                 report.reindexed += 1
 
+    def _begin(self) -> bool:
+        """BEGIN IMMEDIATE, retrying while another process holds the lock (False if it stays)."""
+        for attempt in range(RETRIES):
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                return True
+            except sqlite3.OperationalError as error:
+                if not _locked(error):
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        return False
+
     def _write(self, work: Callable[[], None], report: UpdateReport) -> bool:
-        """Run `work` in one immediate transaction, retrying while another process holds the
-        lock; False when the index stayed locked."""
+        """Run `work` in one immediate transaction (in the open batch, if any), retrying while
+        another process holds the lock; False when the index stayed locked."""
+        if self._batch:
+            work()
+            return True
         for attempt in range(RETRIES):
             try:
                 self.db.execute("BEGIN IMMEDIATE")
