@@ -155,9 +155,9 @@ class SessionScreen(KlipuiScreen):
         "them with `:`. `k` previews the clip of the selection; `s` opens the shrink pane on the "
         "current tool result. Tab moves between the turn list and the events. `c`, `d` and `x` "
         "jump to the next turn with a compaction, a sidechain or a failed tool call; `A` lists "
-        "the sub-agent sessions; `m` shows every event, the ignorable ones included. `/` finds text in "
-        "the session (tool results included): `n`/`N` go to the next/previous match across turns, "
-        "wrapping around."
+        "the sub-agent sessions; `m` shows every event, the ignorable ones included. `/` finds "
+        "text in the session (tool results included): `n`/`N` go to the next/previous match "
+        "across turns, wrapping around."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),

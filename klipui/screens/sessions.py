@@ -155,8 +155,8 @@ class SessionsScreen(KlipuiScreen):
     HELP = (
         "Every session found. Figures marked `~` are estimates from the head of the file; "
         "they turn exact as a worker reads each file. Children (clipped sessions, sub-agents) "
-        "are listed under their parent. A file that could not be read shows its problem. `f` searches "
-        "the text of every session (prompts, answers, thinking, tool calls and results)."
+        "are listed under their parent. A file that could not be read shows its problem. `f` "
+        "searches the text of every session (prompts, answers, thinking, tool calls, results)."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=False),
