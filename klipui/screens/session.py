@@ -12,12 +12,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import Footer, Input, LoadingIndicator, Static
 
 from klipui.screens.base import KlipuiScreen
+from klipui.search.find import Match, MatchCursor, find_matches, find_terms, term_pattern
 from klipui.session.display import clean_line
 from klipui.session.model import Session
 from klipui.widgets.event_view import EventView
+from klipui.widgets.find_bar import FindBar
 from klipui.widgets.format import human_count, human_size, plural
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
@@ -153,7 +155,9 @@ class SessionScreen(KlipuiScreen):
         "them with `:`. `k` previews the clip of the selection; `s` opens the shrink pane on the "
         "current tool result. Tab moves between the turn list and the events. `c`, `d` and `x` "
         "jump to the next turn with a compaction, a sidechain or a failed tool call; `A` lists "
-        "the sub-agent sessions; `m` shows every event, the ignorable ones included."
+        "the sub-agent sessions; `m` shows every event, the ignorable ones included. `/` finds "
+        "text in the session (tool results included): `n`/`N` go to the next/previous match "
+        "across turns, wrapping around."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
@@ -164,12 +168,28 @@ class SessionScreen(KlipuiScreen):
         Binding("d", "next_sidechain", "Next sidechain", show=False),
         Binding("A", "subagents", "Sub-agents", show=False),
         Binding("m", "toggle_all_events", "All events", show=False),
+        Binding("slash", "find", "Find", key_display="/"),
+        Binding("n", "step_match(1)", "Next match", priority=True),
+        Binding("N", "step_match(-1)", "Previous match", priority=True, key_display="N"),
+        Binding("escape", "back_to_results", "Back to results", priority=True),
         Binding("q,backspace", "back", "Back"),
     ]
 
-    def __init__(self, path: Path, session: Session | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        session: Session | None = None,
+        *,
+        find: str | None = None,
+        at: tuple[int, str] | None = None,
+    ) -> None:
+        """`find`: a query to find once the session is read, going to its first match at event
+        seq and kind `at` (a search hit) and making Escape go back to the results."""
         super().__init__()
         self.path = path
+        self.from_search = at is not None
+        self._find_first: tuple[str, tuple[int, str] | None] | None = (find, at) if find else None
+        self.finder = MatchCursor([])
         self.session: Session | None = session
         self.show_all = False
         self._pending_turn: int | None = None
@@ -188,6 +208,7 @@ class SessionScreen(KlipuiScreen):
             yield TurnList(id="turn-list")
             yield EventView(id="event-view")
         yield IntervalBar(id="interval-bar")
+        yield FindBar(id="find-bar")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -255,6 +276,12 @@ class SessionScreen(KlipuiScreen):
             turns.focus()
         if partial:
             return
+        if self._find_first is not None:
+            query, at = self._find_first
+            self._find_first = None
+            self.query_one(FindBar).open(query)
+            self.query_one(EventView).focus()
+            self.find(query, at)
         self.set_timer(0.3, self.klipui.resume_discovery)
         if session.problems:
             first = session.problems[0]
@@ -433,3 +460,98 @@ class SessionScreen(KlipuiScreen):
         from klipui.screens.shrink import ShrinkScreen
 
         self.app.push_screen(ShrinkScreen(session, block))
+
+    # --- find ----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "step_match":  # n/N type into inputs, and move blocks when nothing is found
+            return bool(self.finder.matches) and not isinstance(self.focused, Input)
+        if action == "back_to_results":
+            return self.from_search and not isinstance(self.focused, Input)
+        return True
+
+    def action_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    def action_back_to_results(self) -> None:
+        self.app.pop_screen()
+
+    @on(FindBar.Changed)
+    def _find_changed(self, event: FindBar.Changed) -> None:
+        self.find(event.query)
+
+    @on(FindBar.Step)
+    def _find_step(self, event: FindBar.Step) -> None:
+        self.action_step_match(event.delta)
+
+    @on(FindBar.Closed)
+    def _find_closed(self, event: FindBar.Closed) -> None:
+        if event.hidden:
+            self.finder = MatchCursor([])
+            self.query_one(EventView).set_find(None)
+        self.query_one(EventView).focus()
+
+    def find(self, query: str, at: tuple[int, str] | None = None) -> None:
+        """Look for `query` in the session (in a worker), then go to the first match at or
+        after event seq and kind `at`, else after the current turn's start."""
+        if self.session is None or self.partial:
+            self._find_first = (query, at)
+            return
+        self.query_one(FindBar).set_status("finding…")
+        self._find_worker(self.session, query, at)
+
+    @work(thread=True, exclusive=True, group="session-find", exit_on_error=False)
+    def _find_worker(self, session: Session, query: str, at: tuple[int, str] | None) -> None:
+        matches = find_matches(session, query)
+        self.app.call_from_thread(self._found, session, query, matches, at)
+
+    def _found(
+        self, session: Session, query: str, matches: list[Match], at: tuple[int, str] | None
+    ) -> None:
+        if not self.is_attached or session is not self.session:
+            return
+        self.finder = MatchCursor(matches)
+        view = self.query_one(EventView)
+        view.set_find(term_pattern(find_terms(query)) if matches else None)
+        bar = self.query_one(FindBar)
+        if not matches:
+            bar.set_status("no match" if query.strip() else "")
+            return
+        if at is not None:
+            seq, kind = at
+            index = next((i for i, e in enumerate(session.events) if e.seq == seq), 0)
+            match = self.finder.first_from(index, kind)
+        else:
+            turn = self.query_one(TurnList).current
+            start = session.turns[turn.number - 1].start if turn is not None else 0
+            match = self.finder.first_from(start)
+        self._go_to(match)
+
+    def action_step_match(self, delta: int) -> None:
+        match, wrapped = self.finder.step(delta)
+        if match is None:
+            return
+        if wrapped:
+            where = "top" if delta > 0 else "bottom"
+            self.notify(f"Search wrapped to the {where} of the session.", timeout=2)
+        self._go_to(match, wrapped)
+
+    def _go_to(self, match: Match | None, wrapped: bool = False) -> None:
+        """Show the turn of `match` and scroll its event view to it."""
+        if match is None:
+            return
+        turns = self.query_one(TurnList)
+        index = next((i for i, t in enumerate(turns.turns) if t.number == match.turn), None)
+        if index is not None and turns.cursor != index:
+            turns.cursor = index
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._pending_turn = None
+        view = self.query_one(EventView)
+        shown = view.document
+        if shown is None or not any(b.event_index == match.event for b in shown.blocks):
+            self.show_turn(match.turn)
+        view.show_match(match.event, match.kind, match.occurrence)
+        status = self.finder.position() + (" · wrapped" if wrapped else "")
+        self.query_one(FindBar).set_status(status)

@@ -157,11 +157,13 @@ class SessionsScreen(KlipuiScreen):
     HELP = (
         "Every session found. Figures marked `~` are estimates from the head of the file; "
         "they turn exact as a worker reads each file. Children (clipped sessions, sub-agents) "
-        "are listed under their parent. A file that could not be read shows its problem."
+        "are listed under their parent. A file that could not be read shows its problem. `f` "
+        "searches the text of every session (prompts, answers, thinking, tool calls, results)."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=False),
         Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("f", "search", "Search text"),
         Binding("s", "next_sort", "Sort"),
         Binding("r", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
@@ -409,6 +411,12 @@ class SessionsScreen(KlipuiScreen):
         box = self.query_one("#session-filter", Input)
         box.display = True
         box.focus()
+
+    def action_search(self) -> None:
+        """Search the text of every session listed (prompts, answers, tool output)."""
+        from klipui.screens.search import SearchScreen
+
+        self.app.push_screen(SearchScreen(_discover_paths(self.sources)))
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#session-filter", Input)
