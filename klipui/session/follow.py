@@ -319,6 +319,22 @@ class Follower:
         self.state = start_state(session)
         self._grew_at = time.monotonic()
         self._reported = False
+        self._gone = False
+
+    def due(self, now: float | None = None) -> bool:
+        """True when a `poll` has something to find: the file's size or mtime moved, it went or
+        came back, or an incomplete last line has waited `settle` seconds. One stat."""
+        try:
+            stat = os.stat(self.session.path)
+        except OSError:
+            return not self._gone
+        if self._gone:
+            return True
+        if stat.st_size != self.state.size or stat.st_mtime_ns != self.state.mtime_ns:
+            return True
+        now = time.monotonic() if now is None else now
+        pending = self._pending_bytes() and not self._reported
+        return pending and now - self._grew_at >= self.settle
 
     def poll(self, now: float | None = None) -> Change:
         """Look at the file once; read what was appended, or the whole file again."""
@@ -327,9 +343,13 @@ class Follower:
         try:
             tail = read_tail(path, self.state)
         except OSError as error:
+            self._gone = True
             return Change("gone", self.session, message=f"{path}: {error.strerror or error}")
         if tail.kind == "gone":
+            self._gone = True
             return Change("gone", self.session, message=f"{path}: the file is gone")
+        if self._gone:  # back again: read it whole, it may be another file now
+            return self._reload("rewritten")
         if tail.kind in ("truncated", "rewritten"):
             return self._reload(tail.kind)
         grew = tail.state.size != self.state.size
