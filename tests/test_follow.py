@@ -66,7 +66,9 @@ def test_following_a_growing_file_ends_where_reading_it_whole_does(tmp_path: Pat
     assert follower.poll().kind == "same"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(cuts=st.lists(st.floats(0, 1), min_size=1, max_size=6))
 def test_growing_at_any_byte_gives_the_whole_file_once_it_is_complete(tmp_path: Path, cuts):
     """Appended in pieces cut anywhere (inside lines too), the followed session is the file's."""
