@@ -183,3 +183,38 @@ async def test_r_refuses_a_session_of_no_agent_with_the_reason(tmp_path: Path) -
         await _open(pilot, app)
         await pilot.press("R")
         assert any("no agent" in n for n in _notes(app))
+
+
+async def test_the_sessions_list_updates_grown_rows_and_adds_new_sessions(tmp_path: Path) -> None:
+    from klipui.screens.sessions import SessionsScreen, SessionTable
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    grown = folder / "live.jsonl"
+    grown.write_bytes(b"".join(LINES[:12]))
+    pi = folder / "pi.jsonl"
+    pi.write_bytes((AGENT_WRITTEN / "pi_10turns.jsonl").read_bytes())
+    app = make_app(folder)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        table = screen.query_one(SessionTable)
+        await pilot.press("slash", *"o", "enter")  # a filter both titles pass ("Turn one", "…")
+        needle = screen.needle
+        keys = [str(k.value) for k in table.rows]
+        table.move_cursor(row=keys.index(str(pi)))
+        assert screen.infos[str(grown)].turns == 1
+        _grow(grown, LINES[12:40])
+        (folder / "new.jsonl").write_bytes(b"".join(LINES[:30]))
+        await wait_for(pilot, lambda: screen.infos[str(grown)].turns > 1, timeout=15)
+        await wait_for(pilot, lambda: str(folder / "new.jsonl") in screen.infos, timeout=15)
+        assert screen.infos[str(grown)].turns == len(open_session_turns(grown))
+        assert screen.current_key() == str(pi)  # the cursor stayed on its session
+        assert screen.needle == needle
+
+
+def open_session_turns(path: Path) -> list:
+    from klipui.session import open_session
+
+    return open_session(path).turns
