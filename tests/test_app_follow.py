@@ -6,7 +6,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from app_support import make_app, settle, wait_for
+from app_support import FIXED_NOW, make_app, settle, wait_for
 from conftest import AGENT_WRITTEN
 
 from klipui.screens.session import SessionScreen
@@ -48,6 +48,8 @@ async def test_new_turns_appear_and_are_counted_when_out_of_view(tmp_path: Path)
         screen = await _open(pilot, app)
         turns = screen.query_one(TurnList)
         assert len(turns.turns) == 1
+        assert "LIVE" not in _info(screen)  # written long before the app's "now"
+        assert screen.check_action("toggle_follow", ()) is False  # f is not offered
         await pilot.press("space")  # a selection that must survive the update
         _grow(path, LINES[12:40])
         await wait_for(pilot, lambda: len(turns.turns) > 1)
@@ -60,11 +62,14 @@ async def test_new_turns_appear_and_are_counted_when_out_of_view(tmp_path: Path)
 async def test_f_follows_the_newest_event_until_the_user_moves_away(tmp_path: Path) -> None:
     path = tmp_path / "live.jsonl"
     path.write_bytes(b"".join(LINES[:12]))
+    os.utime(path, (FIXED_NOW - 10, FIXED_NOW - 10))  # written 10 s before the app's "now"
     app = make_app(path, open_first=path)
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await _open(pilot, app)
         turns = screen.query_one(TurnList)
         view = screen.query_one(EventView)
+        assert "LIVE" in _info(screen)
+        assert screen.check_action("toggle_follow", ()) is True  # f is offered
         await pilot.press("f")
         assert screen.following
         _grow(path, LINES[12:40])

@@ -163,8 +163,8 @@ class SessionScreen(KlipuiScreen):
         "jump to the next turn with a compaction, a sidechain or a failed tool call; `A` lists "
         "the sub-agent sessions; `m` shows every event, the ignorable ones included. A file that "
         "grows is followed: LIVE in the header, new turns and events appear within a second; "
-        "`f` follows the newest event like `tail -f` (scrolled away, the header counts the new "
-        "events instead). `R` continues the session in its agent (Claude Code, Codex, pi, dsh) "
+        "`f` (offered while the file is live) follows the newest event like `tail -f` (scrolled "
+        "away, the header counts the new events instead). `R` continues the session in its agent (Claude Code, Codex, pi, dsh) "
         "and comes back when the agent exits; `Y` copies that command. Fork at turn N = `..N` "
         "in the interval bar (`:`), `k`, `w`, then `R` on the child."
     )
@@ -178,7 +178,7 @@ class SessionScreen(KlipuiScreen):
         Binding("A", "subagents", "Sub-agents", show=False),
         Binding("m", "toggle_all_events", "All events", show=False),
         Binding("f", "toggle_follow", "Follow"),
-        Binding("R", "continue_in_agent", "Continue in agent"),
+        Binding("R", "continue_in_agent", "Resume in agent", show=False),
         Binding("Y", "copy_resume", "Copy resume command", show=False),
         Binding("q,backspace", "back", "Back"),
     ]
@@ -475,6 +475,12 @@ class SessionScreen(KlipuiScreen):
 
         self.app.push_screen(ShrinkScreen(session, block))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`f` is in the footer only while the file is live (the palette always has it)."""
+        if action == "toggle_follow" and not self.live and not self.following:
+            return False
+        return True
+
     # --- live follow -------------------------------------------------------------------------
 
     def _check_live(self) -> None:
@@ -485,6 +491,7 @@ class SessionScreen(KlipuiScreen):
         if 0 <= self.klipui.now() - written <= LIVE_SECONDS:
             self.live = True
             self._update_info()
+            self.refresh_bindings()
 
     def _start_follow(self, follower: Follower | None) -> None:
         """Look at the file every `POLL_SECONDS` from now on (a stat; a read when it moved)."""
@@ -537,7 +544,9 @@ class SessionScreen(KlipuiScreen):
         at_end = turns.cursor >= len(turns.turns) - 1 and view.at_end
         old = self.session
         session = self.session = change.session
-        self.live = True
+        if not self.live:
+            self.live = True
+            self.refresh_bindings()
         turns.update_turns(session.turns, *looks)
         if change.kind != "appended":
             self.notify(change.message, severity="warning", timeout=8)
