@@ -164,8 +164,8 @@ class SessionScreen(KlipuiScreen):
         "the sub-agent sessions; `m` shows every event, the ignorable ones included. A file that "
         "grows is followed: LIVE in the header, new turns and events appear within a second; "
         "`f` (offered while the file is live) follows the newest event like `tail -f` (scrolled "
-        "away, the header counts the new events instead). `R` continues the session in its agent (Claude Code, Codex, pi, dsh) "
-        "and comes back when the agent exits; `Y` copies that command. Fork at turn N = `..N` "
+        "away, the header counts the new events instead). `R` continues the session in its agent "
+        "(Claude Code, Codex, pi, dsh) and comes back when the agent exits; `Y` copies that command. Fork at turn N = `..N` "
         "in the interval bar (`:`), `k`, `w`, then `R` on the child."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -476,10 +476,8 @@ class SessionScreen(KlipuiScreen):
         self.app.push_screen(ShrinkScreen(session, block))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`f` is in the footer only while the file is live (the palette always has it)."""
-        if action == "toggle_follow" and not self.live and not self.following:
-            return False
-        return True
+        """`f` is offered (footer, palette) only while the file is live."""
+        return not (action == "toggle_follow" and not self.live and not self.following)
 
     # --- live follow -------------------------------------------------------------------------
 
