@@ -165,8 +165,9 @@ class SessionScreen(KlipuiScreen):
         "grows is followed: LIVE in the header, new turns and events appear within a second; "
         "`f` (offered while the file is live) follows the newest event like `tail -f` (scrolled "
         "away, the header counts the new events instead). `R` continues the session in its agent "
-        "(Claude Code, Codex, pi, dsh) and comes back when the agent exits; `Y` copies that command. Fork at turn N = `..N` "
-        "in the interval bar (`:`), `k`, `w`, then `R` on the child."
+        "(Claude Code, Codex, pi, dsh) and comes back when the agent exits; `Y` copies that "
+        "command. Fork at turn N = `..N` in the interval bar (`:`), `k`, `w`, then `R` on the "
+        "child."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
