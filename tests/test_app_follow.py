@@ -223,3 +223,37 @@ def open_session_turns(path: Path) -> list:
     from klipui.session import open_session
 
     return open_session(path).turns
+
+
+async def test_live_ends_when_the_file_stops_growing(tmp_path: Path, monkeypatch) -> None:
+    import klipui.screens.session as session_screen
+
+    monkeypatch.setattr(session_screen, "LIVE_SECONDS", 1.0)
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(b"".join(LINES[:12]))
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await _open(pilot, app)
+        _grow(path, LINES[12:20])
+        await wait_for(pilot, lambda: "LIVE" in _info(screen))
+        await wait_for(pilot, lambda: "LIVE" not in _info(screen), timeout=5)
+        assert screen.check_action("toggle_follow", ()) is False
+
+
+async def test_a_dsh_zstd_session_grows_by_frames(tmp_path: Path) -> None:
+    import zstandard
+
+    lines = (AGENT_WRITTEN / "dsh_7turns.jsonl").read_bytes().splitlines(keepends=True)
+    compressor = zstandard.ZstdCompressor()
+    path = tmp_path / "session.jsonl.zstd"
+    path.write_bytes(compressor.compress(lines[0]) + compressor.compress(b"".join(lines[1:15])))
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await _open(pilot, app)
+        turns = screen.query_one(TurnList)
+        before = len(turns.turns)
+        _grow(path, [compressor.compress(b"".join(lines[15:]))])
+        await wait_for(pilot, lambda: len(turns.turns) > before)
+        from klipui.session import open_session
+
+        assert len(turns.turns) == len(open_session(path).turns)

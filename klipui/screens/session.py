@@ -198,7 +198,12 @@ class SessionScreen(KlipuiScreen):
         self.following = False
         """`f`: keep the newest event in view while the file grows."""
         self.live = False
-        """The file grew while open, or had just been written when it was opened."""
+        """The file grew in the last `LIVE_SECONDS` (or had been written that recently when it
+        was opened)."""
+        self._live_until = 0.0
+        """`time.monotonic()` at which the file stops counting as live unless it grows."""
+        self._next_poll = 0.0
+        """No poll before this `time.monotonic()` (merging a big session takes its time)."""
         self.unseen = 0
         """Events that came in out of view since the user last saw the newest one."""
         self._gone_said = False
@@ -487,8 +492,17 @@ class SessionScreen(KlipuiScreen):
             written = self.path.stat().st_mtime
         except OSError:
             return
-        if 0 <= self.klipui.now() - written <= LIVE_SECONDS:
-            self.live = True
+        age = self.klipui.now() - written
+        if 0 <= age <= LIVE_SECONDS:
+            self._set_live(time.monotonic() + LIVE_SECONDS - age)
+
+    def _set_live(self, until: float) -> None:
+        """Count the file as live until `until` (monotonic seconds); the header and the footer
+        follow when that changes."""
+        self._live_until = until
+        live = time.monotonic() < until
+        if live != self.live:
+            self.live = live
             self._update_info()
             self.refresh_bindings()
 
@@ -500,8 +514,13 @@ class SessionScreen(KlipuiScreen):
         self.set_interval(POLL_SECONDS, self._tick)
 
     def _tick(self) -> None:
+        if self.live and time.monotonic() >= self._live_until:
+            self._set_live(self._live_until)  # quiet for LIVE_SECONDS: no longer live
         follower = self.follower
-        if follower is None or self._polling or self.partial or not follower.due():
+        now = time.monotonic()
+        if follower is None or self._polling or self.partial or now < self._next_poll:
+            return
+        if not follower.due():
             return
         self._polling = True
         self.poll_file(follower)
@@ -515,6 +534,7 @@ class SessionScreen(KlipuiScreen):
     @work(thread=True, exclusive=True, group="session-follow", exit_on_error=False)
     def poll_file(self, follower: Follower) -> None:
         """Read what changed in the file and hand it to the screen with its turn marks."""
+        started = time.monotonic()
         try:
             change = follower.poll()
             session = change.session
@@ -523,7 +543,14 @@ class SessionScreen(KlipuiScreen):
             if change.kind not in ("same", "waiting"):
                 self.app.call_from_thread(self._followed, change, looks)
         finally:
-            self.app.call_from_thread(setattr, self, "_polling", False)
+            spent = time.monotonic() - started
+            self.app.call_from_thread(self._polled, started + max(POLL_SECONDS, 4 * spent))
+
+    def _polled(self, next_poll: float) -> None:
+        """A poll ended: the next one not before `next_poll`, so that merging a big session
+        never takes more than a fifth of the time."""
+        self._polling = False
+        self._next_poll = next_poll
 
     def _followed(self, change: Change, looks: tuple[dict[int, str], dict[int, str]]) -> None:
         """Draw a change of the file: more turns and events, a re-read file, a problem."""
@@ -543,9 +570,7 @@ class SessionScreen(KlipuiScreen):
         at_end = turns.cursor >= len(turns.turns) - 1 and view.at_end
         old = self.session
         session = self.session = change.session
-        if not self.live:
-            self.live = True
-            self.refresh_bindings()
+        self._set_live(time.monotonic() + LIVE_SECONDS)
         turns.update_turns(session.turns, *looks)
         if change.kind != "appended":
             self.notify(change.message, severity="warning", timeout=8)
