@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -13,16 +14,14 @@ from conftest import AGENT_WRITTEN, sample_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from klipui.session import open_session
+from klipui.session import SessionError, open_session
 from klipui.session.follow import Follower, read_tail, start_state
 
-GROWN = [
-    AGENT_WRITTEN / "claude_10turns_compact6.jsonl",
-    AGENT_WRITTEN / "pi_10turns.jsonl",
-    AGENT_WRITTEN / "dsh_7turns.jsonl",
-    next(AGENT_WRITTEN.glob("rollout-*.jsonl")),
-    *sample_files("claude-code")[:1],
-]
+DEMO = Path(__file__).resolve().parents[1] / "klipui" / "demo" / "sessions"
+GROWN = sorted(
+    [*AGENT_WRITTEN.glob("*.jsonl"), *sample_files(), *DEMO.rglob("*.jsonl")],
+    key=lambda p: p.name,
+)
 
 
 def _lines(path: Path) -> list[bytes]:
@@ -51,19 +50,27 @@ def test_following_a_growing_file_ends_where_reading_it_whole_does(tmp_path: Pat
     target = tmp_path / source.name
     first = max(1, len(lines) // 3)
     target.write_bytes(b"".join(lines[:first]))
-    follower = Follower(open_session(target))
+    try:
+        follower = Follower(open_session(target))
+    except SessionError:
+        pytest.skip("its first third is not a session on its own (no recognisable record yet)")
     before = len(follower.session.events)
     _grow(target, b"".join(lines[first:]))
     change = follower.poll()
     assert change.kind == "appended"
-    assert change.records == len(lines) - first
+    follower.poll(now=time.monotonic() + 10)  # settled: a last line without newline is read too
+    session = follower.session
     whole = open_session(target)
-    assert _events(change.session) == _events(whole)
-    assert [t.prompt for t in change.session.turns] == [t.prompt for t in whole.turns]
-    assert change.events == len(whole.events) - before > 0
-    last = len(change.session.records) - 1
-    assert change.session.record_bytes(last) == lines[-1].rstrip(b"\r\n")
-    assert follower.poll().kind == "same"
+    assert len(session.records) == len(whole.records)
+    assert _events(session) == _events(whole)
+    assert [t.prompt for t in session.turns] == [t.prompt for t in whole.turns]
+    assert [(p.line, p.reason) for p in session.problems] == [
+        (p.line, p.reason) for p in whole.problems
+    ]
+    assert len(session.events) - before > 0
+    last = len(session.records) - 1
+    assert session.record_bytes(last) == lines[-1].rstrip(b"\r\n")
+    assert follower.poll(now=time.monotonic() + 20).kind == "same"
 
 
 @settings(
@@ -103,7 +110,8 @@ def test_a_partial_last_line_is_waited_for_then_reported_once(tmp_path: Path):
     change = follower.poll(now=follower._grew_at + 5)
     assert change.kind == "partial"
     assert change.problems[0].line == 6
-    assert "stopped growing" in change.message
+    assert "truncated last line" in change.message
+    assert change.session.problems == change.problems  # as reading the file whole says
     assert follower.poll(now=follower._grew_at + 10).kind == "same"  # reported once
     _grow(target, lines[5][40:] + lines[6])
     change = follower.poll()
@@ -176,11 +184,14 @@ def test_zstd_frames_appended_live_are_followed(tmp_path: Path):
     half = frames[2][: len(frames[2]) // 2]
     _grow(target, half)
     assert follower.poll().kind == "waiting"  # a frame being written is waited for
+    settled = follower.poll(now=time.monotonic() + 10)
+    assert settled.kind == "partial" and "truncated zstd frame" in settled.message
     _grow(target, frames[2][len(half) :] + b"".join(frames[3:]))
     change = follower.poll()
     assert change.kind == "appended"
     whole = open_session(target)
     assert _events(change.session) == _events(whole)
+    assert change.session.problems == whole.problems == []  # the frame came whole in the end
     last = len(change.session.records) - 1
     assert change.session.record_bytes(last) == lines[-1].rstrip(b"\n")
 

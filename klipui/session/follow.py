@@ -180,16 +180,19 @@ def _decompress(data: bytes) -> bytes:
     return reader.read()
 
 
-def read_tail(path: Path, state: TailState) -> Tail:
+def read_tail(path: Path, state: TailState, *, final: bool = False) -> Tail:
     """What the file at `path` holds after `state`: new whole lines decoded into records (with
-    the file's own line numbers and offsets), or why it cannot be read on from there."""
+    the file's own line numbers and offsets), or why it cannot be read on from there.
+
+    `final`: the file has stopped growing, so a plain file's last line without a newline is
+    read too (a record when it decodes, else a problem), as reading the file whole does."""
     try:
         handle = open_regular(path)
     except FileNotFoundError:
         return Tail("gone", state)
     with handle:
         stat = os.fstat(handle.fileno())
-        if stat.st_size == state.size and stat.st_mtime_ns == state.mtime_ns:
+        if stat.st_size == state.size and stat.st_mtime_ns == state.mtime_ns and not final:
             return Tail("same", state)
         if stat.st_size < state.consumed:
             return Tail("truncated", state)
@@ -203,12 +206,12 @@ def read_tail(path: Path, state: TailState) -> Tail:
     moved = replace(state, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
     if state.compression == "zstd":
         return _zstd_tail(str(path), moved, more)
-    cut = more.rfind(b"\n") + 1
+    cut = len(more) if final else more.rfind(b"\n") + 1
     if cut == 0:
         return Tail("waiting" if more else "same", moved)
     records, problems, seen, _ = parse_lines(
         more[:cut], str(path), offset=state.consumed, first=state.lines
-    )
+    )  # with `final`, a last line without newline counts (parse_lines reads all of it)
     consumed = state.consumed + cut
     moved.consumed = moved.parsed = consumed
     moved.lines += seen
@@ -265,9 +268,7 @@ def merge(session: Session, tail: Tail) -> Session:
         if r not in kept
     ]
     records = [*session.records, *kept]
-    problems = sorted(
-        [*_settled(session.problems), *tail.problems, *odd], key=lambda problem: problem.line
-    )
+    problems = sorted([*session.problems, *tail.problems, *odd], key=lambda problem: problem.line)
     merged = lower_tolerant(adapter(session.format), session.path, records, problems)
     merged.compression = session.compression
     merged.subagents = session.subagents
@@ -311,6 +312,10 @@ class Follower:
 
     def __init__(self, session: Session, *, settle: float = SETTLE) -> None:
         self.settle = settle
+        self._start(session)
+
+    def _start(self, session: Session) -> None:
+        """Follow `session` from the end of what was read of its file."""
         self.session = session
         self.waiting: Problem | None = next((p for p in session.problems if _is_partial(p)), None)
         """The problem of an incomplete last line (or frame), held back while it may grow."""
@@ -320,6 +325,8 @@ class Follower:
         self._grew_at = time.monotonic()
         self._reported = False
         self._gone = False
+        self.shown: list[Problem] = []
+        """Problems said of an incomplete last line, dropped when it grows."""
 
     def due(self, now: float | None = None) -> bool:
         """True when a `poll` has something to find: the file's size or mtime moved, it went or
@@ -353,13 +360,14 @@ class Follower:
         if tail.kind in ("truncated", "rewritten"):
             return self._reload(tail.kind)
         grew = tail.state.size != self.state.size
-        self.state = tail.state
-        if grew:
-            self._grew_at = now
-            self._reported = False
         if tail.kind == "appended":
-            old = self.session
-            self.session = merge(old, tail)
+            old = self._unsaid()
+            try:
+                merged = merge(old, tail)
+            except SessionError:  # the records no longer lower together: read the file whole
+                return self._reload("rewritten")
+            self.session, self.state = merged, tail.state
+            self._grew_at, self._reported = now, False
             return Change(
                 "appended",
                 self.session,
@@ -367,12 +375,49 @@ class Follower:
                 events=len(self.session.events) - len(old.events),
                 problems=tail.problems,
             )
+        self.state = tail.state
+        if grew:
+            self._grew_at = now
+            self._reported = False
         if self._pending_bytes() and not self._reported and now - self._grew_at >= self.settle:
             self._reported = True
-            line = self.state.lines + 1
-            problem = Problem(str(path), line, f"{PARTIAL_LINE}: the file stopped growing there")
-            return Change("partial", self.session, problems=[problem], message=str(problem))
+            return self._settle_last_line()
         return Change("waiting" if grew else "same", self.session)
+
+    def _settle_last_line(self) -> Change:
+        """The file stopped growing with bytes after its last whole line (or frame): read them as
+        reading the file whole would (a record when they decode, else a problem)."""
+        path = self.session.path
+        if self.state.compression == "zstd":
+            problem = Problem(str(path), self.state.lines + 1, TRUNCATED_FRAME)
+            self.session.problems = [*self.session.problems, problem]
+            self.shown = [problem]
+            return Change("partial", self.session, problems=[problem], message=str(problem))
+        tail = read_tail(path, self.state, final=True)
+        if tail.kind != "appended":
+            return Change("same", self.session)
+        if not tail.records:  # still a broken line: said, not consumed (it may yet be finished)
+            self.shown = tail.problems
+            self.session.problems = sorted(
+                [*self.session.problems, *tail.problems], key=lambda problem: problem.line
+            )
+            message = str(tail.problems[0]) if tail.problems else ""
+            return Change("partial", self.session, problems=tail.problems, message=message)
+        try:
+            merged = merge(self.session, tail)
+        except SessionError:
+            return self._reload("rewritten")
+        events = len(merged.events) - len(self.session.events)
+        self.session, self.state = merged, tail.state
+        return Change("appended", merged, len(tail.records), events, tail.problems)
+
+    def _unsaid(self) -> Session:
+        """The session without the problems said of a last line that has grown since."""
+        if self.shown:
+            shown = self.shown
+            self.session.problems = [p for p in self.session.problems if p not in shown]
+            self.shown = []
+        return self.session
 
     def _pending_bytes(self) -> bool:
         """True when the file holds bytes after the last whole line (or frame) read."""
@@ -386,9 +431,10 @@ class Follower:
         path = self.session.path
         try:
             session = open_session(path)
-        except SessionError as error:
+            self._start(session)
+        except (SessionError, OSError) as error:
+            self._gone = True
             return Change("gone", self.session, message=str(error))
-        self.__init__(session, settle=self.settle)  # type: ignore[misc]
         how = "shorter than before" if kind == "truncated" else "rewritten"
         return Change(
             kind,
