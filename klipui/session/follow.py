@@ -11,6 +11,7 @@ later replace how the new records are merged without touching how they are found
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import time
@@ -19,8 +20,8 @@ from pathlib import Path
 from typing import Literal
 
 from klipui.session.files import open_regular
-from klipui.session.jsonl import TRUNCATED_FRAME, fingerprint, is_zstd, parse_lines
-from klipui.session.load import SessionError, lower_tolerant, odd_type, open_session
+from klipui.session.jsonl import TRUNCATED_FRAME, fingerprint, is_zstd, parse_lines, paused_gc
+from klipui.session.load import FREEZE_AT, SessionError, lower_tolerant, odd_type, open_session
 from klipui.session.model import Problem, Record, Session
 
 Kind = Literal["same", "appended", "waiting", "partial", "truncated", "rewritten", "gone"]
@@ -269,7 +270,10 @@ def merge(session: Session, tail: Tail) -> Session:
     ]
     records = [*session.records, *kept]
     problems = sorted([*session.problems, *tail.problems, *odd], key=lambda problem: problem.line)
-    merged = lower_tolerant(adapter(session.format), session.path, records, problems)
+    with paused_gc():
+        merged = lower_tolerant(adapter(session.format), session.path, records, problems)
+    if len(merged.records) + len(merged.events) >= FREEZE_AT:
+        gc.freeze()  # as `open_session` does: no cycles, so refcounting still frees them
     merged.compression = session.compression
     merged.subagents = session.subagents
     state = tail.state
