@@ -257,3 +257,28 @@ async def test_a_dsh_zstd_session_grows_by_frames(tmp_path: Path) -> None:
         from klipui.session import open_session
 
         assert len(turns.turns) == len(open_session(path).turns)
+
+
+async def test_fork_at_turn_n_then_the_child_resumes_in_its_agent(tmp_path: Path) -> None:
+    """`..2` in the interval bar, `k`, `w`: the child opens, and `Y` gives the child's resume."""
+    from klipui.screens.clip import ClipScreen
+
+    path, project = _installed_claude(tmp_path)
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(140, 40), notifications=True) as pilot:
+        screen = await _open(pilot, app)
+        await pilot.press("colon", *"..2", "enter")
+        assert screen.query_one(TurnList).selected == {1, 2}
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, ClipScreen) and app.screen.plan)
+        plan = app.screen.plan
+        await pilot.press("w")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen.path == plan.path
+        )
+        child = app.screen
+        await wait_for(pilot, lambda: child.session is not None)
+        assert any("R continues it in Claude Code" in n for n in _notes(app))
+        await pilot.press("Y")
+        assert plan.path.parent == path.parent and plan.path.stem != CLAUDE_ID
+        assert app.clipboard == f"cd {project} && claude --resume {plan.path.stem}"
