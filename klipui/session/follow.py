@@ -1,12 +1,16 @@
 """Following a session file that is being written: what changed, the new records, the merge.
 
-`Follower(session).poll()` looks at the file once (a stat, then small reads): nothing new, new
-whole lines appended (read from the last offset and merged into the session), a partial last
-line still being written (waited for; reported once the file has stopped growing for `SETTLE`
-seconds), or a file truncated, rewritten or gone (then the session is read again whole). A dsh
-`.jsonl.zstd` file grows by whole zstd frames: only whole frames are read, from the end of the
-last one. The tail is read by one function, `read_tail`, so that an index-first session can
-later replace how the new records are merged without touching how they are found.
+`Follower(session).poll()` looks at the file once (a stat, then small reads) and says what it
+found: nothing new; new whole lines appended (read from the last offset, decoded, and merged
+into the session, which is lowered again from the records already decoded); a last line still
+being written (waited for; once the file has stopped growing for `SETTLE` seconds it is read as
+a whole read would read it: a record when it decodes, else a problem, which goes again when the
+line is finished after all); or a file truncated, rewritten or gone (then read again whole). A
+dsh `.jsonl.zstd` file grows by whole zstd frames: only whole frames are read, from the end of
+the last one. An append is told from a rewrite by the first and last `ANCHOR` bytes of what was
+read (a rewrite that keeps both and only changes the middle is not seen). The tail is read by
+one function, `read_tail`, so that an index-first session can later replace how new records are
+merged without touching how they are found.
 """
 
 from __future__ import annotations
@@ -25,12 +29,12 @@ from klipui.session.load import FREEZE_AT, SessionError, lower_tolerant, odd_typ
 from klipui.session.model import Problem, Record, Session
 
 Kind = Literal["same", "appended", "waiting", "partial", "truncated", "rewritten", "gone"]
-"""What a poll found: nothing new; new whole records; a last line still being written; that
-line unchanged for `SETTLE` seconds (reported once); a shorter file; different bytes where the
-read ones were; no file."""
+"""What a poll found: nothing new; new records; a last line still being written; that line
+unchanged for `SETTLE` seconds and broken (said once); a shorter file; different bytes where the
+read ones were; no file (or one that no longer reads as a session)."""
 
 SETTLE = 2.0
-"""Seconds a file must stop growing before its incomplete last line is reported as a problem."""
+"""Seconds a file must stop growing before its last line without a newline is read as it is."""
 ANCHOR = 64 * 1024
 """Bytes at each end of the consumed part of a file that are read again to tell an append from
 a rewrite."""
