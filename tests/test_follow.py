@@ -73,13 +73,27 @@ def test_following_a_growing_file_ends_where_reading_it_whole_does(tmp_path: Pat
     assert follower.poll(now=time.monotonic() + 20).kind == "same"
 
 
+GROWING = [
+    AGENT_WRITTEN / "claude_10turns_compact6.jsonl",
+    AGENT_WRITTEN / "pi_10turns.jsonl",
+    AGENT_WRITTEN / "dsh_7turns.jsonl",
+    next(AGENT_WRITTEN.glob("rollout-*.jsonl")),
+]
+
+
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(cuts=st.lists(st.floats(0, 1), min_size=1, max_size=6))
-def test_growing_at_any_byte_gives_the_whole_file_once_it_is_complete(tmp_path: Path, cuts):
-    """Appended in pieces cut anywhere (inside lines too), the followed session is the file's."""
-    source = AGENT_WRITTEN / "claude_10turns_compact6.jsonl"
+@given(
+    source=st.sampled_from(GROWING),
+    cuts=st.lists(st.floats(0, 1), min_size=1, max_size=6),
+    settle_at=st.sets(st.integers(0, 6)),
+)
+def test_growing_at_any_byte_gives_the_whole_file_once_it_is_complete(
+    tmp_path: Path, source: Path, cuts: list[float], settle_at: set[int]
+):
+    """Appended in pieces cut anywhere (inside lines too), with pauses long enough for a half
+    line to be read as it is, the followed session ends as the file read whole."""
     data = source.read_bytes()
     first_line = data.index(b"\n") + 1
     target = tmp_path / f"grow-{len(list(tmp_path.iterdir()))}.jsonl"
@@ -87,14 +101,54 @@ def test_growing_at_any_byte_gives_the_whole_file_once_it_is_complete(tmp_path: 
     follower = Follower(open_session(target))
     points = sorted({first_line + int(c * (len(data) - first_line)) for c in cuts})
     done = first_line
-    for point in [*points, len(data)]:
+    for step, point in enumerate([*points, len(data)]):
         if point > done:
             _grow(target, data[done:point])
             done = point
             change = follower.poll()
             assert change.kind in ("appended", "waiting", "same")
-    assert _events(follower.session) == _events(open_session(target))
-    assert follower.session.problems == open_session(target).problems
+        if step in settle_at:  # the writer pauses: a half line is read as it is, then finished
+            follower.poll(now=time.monotonic() + 10 * (step + 1))
+    whole = open_session(target)
+    assert _events(follower.session) == _events(whole)
+    assert follower.session.problems == whole.problems
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    frames=st.lists(st.integers(1, 8), min_size=1, max_size=8),
+    cuts=st.lists(st.floats(0, 1), max_size=5),
+)
+def test_zstd_frames_of_any_size_arriving_in_any_pieces(
+    tmp_path: Path, frames: list[int], cuts: list[float]
+):
+    """A dsh `.jsonl.zstd` log written frame by frame, its bytes arriving in arbitrary pieces
+    (frames cut in the middle), ends as the file read whole."""
+    lines = _lines(AGENT_WRITTEN / "dsh_7turns.jsonl")
+    groups = [[lines[0]]]
+    at = 1
+    for size in frames:
+        if at < len(lines):
+            groups.append(lines[at : at + size])
+            at += size
+    if at < len(lines):
+        groups.append(lines[at:])
+    data = b"".join(_zstd_frames([b"".join(group) for group in groups]))
+    first = len(_zstd_frames([lines[0]])[0])
+    target = tmp_path / f"grow-{len(list(tmp_path.iterdir()))}.jsonl.zstd"
+    target.write_bytes(data[:first])
+    follower = Follower(open_session(target))
+    done = first
+    for point in [*sorted({first + int(c * (len(data) - first)) for c in cuts}), len(data)]:
+        if point > done:
+            _grow(target, data[done:point])
+            done = point
+            assert follower.poll().kind in ("appended", "waiting", "same")
+    whole = open_session(target)
+    assert _events(follower.session) == _events(whole)
+    assert follower.session.problems == whole.problems == []
 
 
 def test_a_partial_last_line_is_waited_for_then_reported_once(tmp_path: Path):

@@ -387,6 +387,7 @@ class Follower:
         if grew:
             self._grew_at = now
             self._reported = False
+            self._unsaid()  # what was said of the last line no longer holds: it grew
         if self._pending_bytes() and not self._reported and now - self._grew_at >= self.settle:
             self._reported = True
             return self._settle_last_line()
@@ -396,6 +397,7 @@ class Follower:
         """The file stopped growing with bytes after its last whole line (or frame): read them as
         reading the file whole would (a record when they decode, else a problem)."""
         path = self.session.path
+        self._unsaid()
         if self.state.compression == "zstd":
             problem = Problem(str(path), self.state.lines + 1, TRUNCATED_FRAME)
             self.session.problems = [*self.session.problems, problem]
