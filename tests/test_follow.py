@@ -235,6 +235,7 @@ def test_zstd_frames_appended_live_are_followed(tmp_path: Path):
     target.write_bytes(b"".join(frames[:2]))
     follower = Follower(open_session(target))
     assert follower.session.compression == "zstd"
+    assert follower.state.content is follower.session.raw  # the log is held once, not twice
     half = frames[2][: len(frames[2]) // 2]
     _grow(target, half)
     assert follower.poll().kind == "waiting"  # a frame being written is waited for

@@ -119,7 +119,11 @@ def start_state(session: Session) -> TailState:
         from klipui.session.jsonl import zstd_frames_end
 
         consumed = zstd_frames_end(data)
+        anchor = _anchor(data[: min(ANCHOR, consumed)], data[max(0, consumed - ANCHOR) : consumed])
         content = _decompress(data[:consumed])
+        del data
+        if content == session.raw:
+            content = session.raw  # one copy of a big log in memory, not two
         # lines that streamed out of a cut last frame were read already: they count as read
         read = session.raw if session.raw is not None else content
         parsed = max(content.rfind(b"\n"), read.rfind(b"\n")) + 1
@@ -128,9 +132,9 @@ def start_state(session: Session) -> TailState:
             consumed,
             parsed,
             (read if len(read) >= parsed else content).count(b"\n", 0, parsed),
-            len(data),
+            stat.st_size,
             stat.st_mtime_ns,
-            _anchor(data[: min(ANCHOR, consumed)], data[max(0, consumed - ANCHOR) : consumed]),
+            anchor,
             content,
         )
     size = session.source_stat[0] if session.source_stat else stat.st_size
