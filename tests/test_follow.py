@@ -212,6 +212,34 @@ def test_a_file_that_vanishes_is_said_to_be_gone(tmp_path: Path):
     assert change.session is follower.session
 
 
+def test_a_file_that_comes_back_is_read_again(tmp_path: Path):
+    lines = _lines(AGENT_WRITTEN / "pi_10turns.jsonl")
+    target = tmp_path / "s.jsonl"
+    target.write_bytes(b"".join(lines[:10]))
+    follower = Follower(open_session(target))
+    target.unlink()
+    assert follower.poll().kind == "gone"
+    assert follower.due() is False  # said once; nothing to look at until it is back
+    target.write_bytes(b"".join(lines))
+    assert follower.due() is True
+    change = follower.poll()
+    assert change.kind == "rewritten"
+    assert _events(change.session) == _events(open_session(target))
+
+
+def test_a_file_emptied_is_said_and_followed_when_it_fills_again(tmp_path: Path):
+    lines = _lines(AGENT_WRITTEN / "pi_10turns.jsonl")
+    target = tmp_path / "s.jsonl"
+    target.write_bytes(b"".join(lines[:10]))
+    follower = Follower(open_session(target))
+    target.write_bytes(b"")
+    change = follower.poll()
+    assert change.kind == "gone" and "empty" in change.message
+    target.write_bytes(b"".join(lines[:12]))
+    change = follower.poll()
+    assert change.kind == "rewritten" and len(change.session.records) == 12
+
+
 def test_bad_new_lines_are_problems_with_their_line_numbers(tmp_path: Path):
     lines = _lines(AGENT_WRITTEN / "pi_10turns.jsonl")
     target = tmp_path / "s.jsonl"
