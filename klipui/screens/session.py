@@ -589,7 +589,8 @@ class SessionScreen(KlipuiScreen):
         else:
             self.unseen += max(0, change.events) if change.kind == "appended" else 0
             current = turns.current
-            if current is not None and _turn_changed(old, session, current.number):
+            reread = change.kind != "appended"  # every turn may differ: draw it again
+            if current is not None and (reread or _turn_changed(old, session, current.number)):
                 self.show_turn(current.number, keep_place=True)
         self._update_info()
 
