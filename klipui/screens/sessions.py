@@ -23,11 +23,16 @@ from klipui.widgets.plain_input import PlainInput
 
 if TYPE_CHECKING:
     from klipui.app import Sources
+    from klipui.session.watch import ListingChange, ListingWatch
 
 BATCH_SECONDS = 0.1
 """How often the discovery worker hands rows to the table."""
 ARCHIVED_MARK = "⌂ "
 """Before the title of a session kept in klipui's archive (its original is gone or older)."""
+WATCH_SECONDS = 2.0
+"""How often the listed files are looked at for changes (a stat each)."""
+NEW_EVERY = 3
+"""Every this many looks, the folders are walked again for new sessions."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +190,9 @@ class SessionsScreen(KlipuiScreen):
         self.progress: tuple[int, int] = (0, 0)
         self.discovering = True
         self._refresh_pending = False
+        self._watch: ListingWatch | None = None
+        self._watching = False
+        self._looks = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -247,6 +255,35 @@ class SessionsScreen(KlipuiScreen):
         if not worker.is_cancelled:
             self.app.call_from_thread(self._add_infos, batch, tuple(progress), True)
 
+    def _watch_tick(self) -> None:
+        if self.discovering or self._watching or not self.infos:
+            return
+        self._watching = True
+        self._looks += 1
+        listed = list(self.infos.values()) if self._watch is None else []
+        self.watch_listing(listed, self._looks % NEW_EVERY == 0)
+
+    @work(thread=True, exclusive=True, group="sessions-watch", exit_on_error=False)
+    def watch_listing(self, listed: list[SessionInfo], find_new: bool) -> None:
+        """Fresh figures for the sessions whose files changed, and the new sessions."""
+        from klipui.session.watch import ListingWatch
+
+        try:
+            if self._watch is None:
+                self._watch = ListingWatch(_discover_paths(self.sources), listed)
+            change = self._watch.poll(find_new)
+            if change.changed or change.added:
+                self.app.call_from_thread(self._listing_changed, change)
+        finally:
+            self.app.call_from_thread(setattr, self, "_watching", False)
+
+    def _listing_changed(self, change: ListingChange) -> None:
+        if not self.is_attached:
+            return
+        for info in (*change.changed, *change.added):
+            self.infos[str(info.path)] = info
+        self.refresh_table(keep_cursor=True)
+
     # --- table -------------------------------------------------------------------------------
 
     def _add_infos(
@@ -259,6 +296,9 @@ class SessionsScreen(KlipuiScreen):
         self.progress = progress
         if finished:
             self.discovering = False
+            if self._looks == 0:
+                self._looks = 1
+                self.set_interval(WATCH_SECONDS, self._watch_tick)
         self._schedule_refresh(immediate=finished or self.query_one(SessionTable).row_count == 0)
 
     def _schedule_refresh(self, immediate: bool = False) -> None:
@@ -269,11 +309,12 @@ class SessionsScreen(KlipuiScreen):
             self._refresh_pending = True
             self.set_timer(0.25, self.refresh_table)
 
-    def refresh_table(self) -> None:
-        """Rebuild the rows from the infos, keeping the cursor on the same session."""
+    def refresh_table(self, keep_cursor: bool = False) -> None:
+        """Rebuild the rows from the infos, keeping the cursor on the same session (on the
+        first row while the list fills in, unless `keep_cursor`)."""
         self._refresh_pending = False
         table = self.query_one(SessionTable)
-        current = self.current_key() if table.cursor_row > 0 else None
+        current = self.current_key() if table.cursor_row > 0 or keep_cursor else None
         rows = ordered_rows(
             self.infos.values(),
             self.needle,
@@ -482,6 +523,7 @@ class SessionsScreen(KlipuiScreen):
         self.app.push_screen(ArchiveScreen(), after)
 
     def action_rescan(self) -> None:
+        self._watch = None
         self.infos.clear()
         self.progress = (0, 0)
         self.discovering = True
