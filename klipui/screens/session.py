@@ -177,6 +177,7 @@ class SessionScreen(KlipuiScreen):
         Binding("colon", "interval", "Interval", key_display=":"),
         Binding("k", "clip", "Clip"),
         Binding("s", "shrink", "Shrink"),
+        Binding("e", "export", "Export"),
         Binding("c", "next_compaction", "Next compaction", show=False),
         Binding("x", "next_error", "Next error", show=False),
         Binding("d", "next_sidechain", "Next sidechain", show=False),
@@ -493,6 +494,17 @@ class SessionScreen(KlipuiScreen):
         from klipui.screens.clip import ClipScreen
 
         self.app.push_screen(ClipScreen(session, sorted(turns.selected)))
+
+    def action_export(self) -> None:
+        if self.partial:
+            self.notify("Still reading the session; try again in a moment.")
+            return
+        if self.session is None:
+            return
+        from klipui.screens.export import ExportScreen
+
+        selected = sorted(self.query_one(TurnList).selected)
+        self.app.push_screen(ExportScreen(self.session, selected or None))
 
     def action_shrink(self) -> None:
         session = self.session
