@@ -263,7 +263,7 @@ async def test_a_file_that_cannot_be_opened_is_reported(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: "⚠" in str(screen.query_one("#session-info").render()))
         assert "garbage.jsonl" in str(screen.query_one("#session-info").render())
         assert screen.session is None
-        await pilot.press("k", "s", "colon")  # nothing to act on: no crash
+        await pilot.press("w", "s", "colon")  # nothing to act on: no crash
         await pilot.press("q")
         await settle(pilot, app)
         assert not isinstance(app.screen, SessionScreen)
@@ -310,7 +310,7 @@ async def test_big_file_shows_its_head_first_then_the_whole(tmp_path: Path) -> N
         await settle(pilot, app)
         assert len(screen.query_one(TurnList).turns) == 3000
         assert "reading the rest" not in str(screen.query_one("#session-info").render())
-        await pilot.press("a", "k")  # clipping needs the whole file, which is now there
+        await pilot.press("a", "w")  # clipping needs the whole file, which is now there
         await settle(pilot, app)
         assert type(app.screen).__name__ == "ClipScreen"
 

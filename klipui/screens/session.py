@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, LoadingIndicator, Static
 
+from klipui.klip import LEFT_OPEN, turn_endings
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line
 from klipui.session.model import Session
@@ -102,34 +103,6 @@ def turn_marks(session: Session) -> dict[int, str]:
     return marks
 
 
-def turn_endings(session: Session) -> dict[int, str]:
-    """How each turn that did not complete ended: its `turn/end` reason ("aborted",
-    "interrupted", "error", "max-tokens", …), "open" when it never ended and a later turn did
-    (a clip keeps it), "left open" when it and every turn after it never ended (a clip leaves
-    them out unless asked)."""
-    endings: dict[int, str] = {}
-    events = session.events
-    last_ended = 0
-    for turn in session.turns:
-        last = events[turn.end - 1] if turn.end > turn.start else None
-        if last is not None and last.type == "turn/end":
-            last_ended = turn.number
-            if not turn.completed:
-                reason = last.data.get("reason") if isinstance(last.data, dict) else None
-                kind = reason.get("kind") if isinstance(reason, dict) else None
-                endings[turn.number] = str(kind or "unknown")
-        elif not turn.completed:
-            endings[turn.number] = "open"
-    for number, how in endings.items():
-        if how == "open" and number > last_ended:
-            endings[number] = LEFT_OPEN
-    return endings
-
-
-LEFT_OPEN = "left open"
-"""The ending of a turn after the session's last ended turn: never ended, out of a clip."""
-
-
 def ending_note(how: str) -> tuple[str, str]:
     """How a turn that did not complete ended (a short header line), and what a clip does with
     it (a sentence under it)."""
@@ -150,14 +123,15 @@ class SessionScreen(KlipuiScreen):
     BINDING_GROUP_TITLE = "Session screen"
     HELP = (
         "Select turns with space, shift+arrows, `a` (all), `i` (invert), Escape (clear), or type "
-        "them with `:`. `k` previews the clip of the selection; `s` opens the shrink pane on the "
-        "current tool result. Tab moves between the turn list and the events. `c`, `d` and `x` "
-        "jump to the next turn with a compaction, a sidechain or a failed tool call; `A` lists "
-        "the sub-agent sessions; `m` shows every event, the ignorable ones included."
+        "them with `:`. `w` previews the child of the selection (`w` again writes it); `s` "
+        "opens the shrink pane on the current tool result. `j`/`k` move as the arrows do. Tab "
+        "moves between the turn list and the events. `c`, `d` and `x` jump to the next turn "
+        "with a compaction, a sidechain or a failed tool call; `A` lists the sub-agent "
+        "sessions; `m` shows every event, the ignorable ones included."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
-        Binding("k", "clip", "Clip"),
+        Binding("w", "clip", "Clip…"),
         Binding("s", "shrink", "Shrink"),
         Binding("c", "next_compaction", "Next compaction", show=False),
         Binding("x", "next_error", "Next error", show=False),

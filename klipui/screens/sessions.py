@@ -160,8 +160,8 @@ class SessionsScreen(KlipuiScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=False),
         Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("s", "next_sort", "Sort"),
-        Binding("r", "reverse_sort", "Reverse"),
+        Binding("o", "next_sort", "Sort"),
+        Binding("O", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
         Binding("f5", "rescan", "Rescan", show=False),
         Binding("q", "app.quit", "Quit", show=False),

@@ -128,7 +128,7 @@ class ShrinkScreen(KlipuiScreen):
         Binding("r", "next_reducer", "Reducer"),
         Binding("R", "pick_reducer", "Pick reducer", show=False),
         Binding("l", "line_cap", "Line cap"),
-        Binding("m", "arithmetic", "Markers"),
+        Binding("number_sign", "arithmetic", "Markers", key_display="#"),
         Binding("escape,q", "back", "Back"),
     ]
 

@@ -80,6 +80,8 @@ class EventView(LineView):
         Binding("t", "thinking", "Thinking", show=False),
         Binding("up", "scroll_up", "Scroll up", show=False),
         Binding("down", "scroll_down", "Scroll down", show=False),
+        Binding("k", "scroll_up", "Scroll up", show=False),
+        Binding("j", "scroll_down", "Scroll down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "scroll_home", "Top", show=False),
