@@ -131,7 +131,7 @@ class SessionScreen(KlipuiScreen):
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
-        Binding("w", "clip", "Clip…"),
+        Binding("w", "clip", "Clip"),
         Binding("s", "shrink", "Shrink"),
         Binding("c", "next_compaction", "Next compaction", show=False),
         Binding("x", "next_error", "Next error", show=False),
