@@ -424,7 +424,7 @@ def _event_blocks(
             )
             _images(result.get("content"), index, styles, out)
     elif kind == "compaction/summary":
-        summary = clean_text(str(event.data.get("summary") or ""))
+        summary = clean_text(blocks_text(event.data.get("summary"), tool_calls=False, sep="\n\n"))
         out.append(
             Block(
                 "compaction",
