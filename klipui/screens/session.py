@@ -150,6 +150,7 @@ class SessionScreen(KlipuiScreen):
         self._timer = None
         self._last_move = 0.0
         self._focus_error = False
+        self._error_wrapped = False
         self.partial = False
         """True while only the head of a big file is shown (its first turns)."""
 
@@ -253,6 +254,8 @@ class SessionScreen(KlipuiScreen):
         if session.subagents:
             count = len(session.subagents)
             parts.append(f"{count} sub-agent{'' if count == 1 else 's'} (A)")
+        if self.show_all:
+            parts.append("all events (m)")
         if turns.selected:
             parts.append(f"selected {len(turns.selected)}")
         self.query_one("#session-info", Static).update(Text(" · ".join(p for p in parts if p)))
@@ -295,6 +298,7 @@ class SessionScreen(KlipuiScreen):
         if self._focus_error:
             self._focus_error = False
             view.next_error_block(from_start=True)
+            self._say_error_position(self._error_wrapped)
 
     @on(TurnList.SelectionChanged)
     def _selection_changed(self, event: TurnList.SelectionChanged) -> None:
@@ -325,37 +329,77 @@ class SessionScreen(KlipuiScreen):
 
     # --- navigation --------------------------------------------------------------------------
 
-    def _jump_to_turn_with(self, has: str) -> None:
+    def _next_turn_with(self, has: str) -> int | None:
+        """The index of the next turn that has `has` ("error" or a mark), from the top again
+        past the last turn; None when no turn has it."""
         turns = self.query_one(TurnList)
         count = len(turns.turns)
         for step in range(1, count + 1):
             index = (turns.cursor + step) % count
             turn = turns.turns[index]
             if (has == "error" and turn.errors) or (has in turns.marks.get(turn.number, "")):
-                turns.cursor = index
-                return
-        self.notify("none in this session" if has != "error" else "no failed tool call")
+                return index
+        return None
+
+    def _jump_to_mark(self, mark: str, what: str) -> None:
+        turns = self.query_one(TurnList)
+        marked = [t.number for t in turns.turns if mark in turns.marks.get(t.number, "")]
+        index = self._next_turn_with(mark)
+        if not marked or index is None:
+            self.notify(f"No {what} in this session.")
+            return
+        wrapped = " (from the top again)" if index <= turns.cursor else ""
+        turns.cursor = index
+        number = turns.turns[index].number
+        position = marked.index(number) + 1
+        self.notify(f"{what.capitalize()} {position} of {len(marked)}: turn {number}{wrapped}")
 
     def action_next_compaction(self) -> None:
-        self._jump_to_turn_with("◆")
+        self._jump_to_mark("◆", "compaction")
 
     def action_next_sidechain(self) -> None:
-        self._jump_to_turn_with("⑂")
+        self._jump_to_mark("⑂", "sidechain")
 
     def action_next_error(self) -> None:
         turns = self.query_one(TurnList)
-        if not any(t.errors for t in turns.turns):
+        index = self._next_turn_with("error")
+        if index is None:
             self.notify("No failed tool call in this session.")
             return
         current = turns.current
         view = self.query_one(EventView)
         if current is not None and current.errors and view.next_error_block():
+            self._say_error_position(wrapped=False)
             return  # the next failed result in this turn
+        if index == turns.cursor:  # the only turn with errors: start it again
+            view.next_error_block(from_start=True)
+            self._say_error_position(wrapped=True)
+            return
         self._focus_error = True  # applied when the turn is drawn
-        self._jump_to_turn_with("error")
+        self._error_wrapped = index < turns.cursor
+        turns.cursor = index
+
+    def _say_error_position(self, wrapped: bool) -> None:
+        """`Failed tool call n of N: turn T`, and a word when the search went past the end."""
+        turns = self.query_one(TurnList)
+        current = turns.current
+        view = self.query_one(EventView)
+        if current is None or view.document is None:
+            return
+        total = sum(t.errors for t in turns.turns)
+        before = sum(t.errors for t in turns.turns if t.number < current.number)
+        blocks = view.document.blocks[: view.document.current + 1]
+        position = min(total, before + sum(1 for b in blocks if b.kind == "error"))
+        tail = " (from the top again)" if wrapped else ""
+        self.notify(f"Failed tool call {position} of {total}: turn {current.number}{tail}")
 
     def action_toggle_all_events(self) -> None:
         self.show_all = not self.show_all
+        if self.show_all:
+            self.notify("All events: on (ignorable and unknown records shown too)")
+        else:
+            self.notify("All events: off (the conversation only)")
+        self._update_info()
         turn = self.query_one(TurnList).current
         if turn is not None:
             self.show_turn(turn.number)
