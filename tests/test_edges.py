@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.style import Style
 
+from klipui.cli import main
+from klipui.labels import plural
 from klipui.session import Event, Session, open_session
 from klipui.widgets.event_doc import EventDocument, build_blocks
 from klipui.widgets.event_view import STYLE_NAMES
@@ -69,3 +74,63 @@ def test_unfolded_thinking_wraps_between_words(words: list[str], width: int) -> 
     for row in range(header_row + 1, document.block_row(thinking + 1, width) - 1):
         shown += _row_text(document, row, width).replace("│", " ").split()
     assert shown == words
+
+
+@given(st.integers(0, 10**9), st.sampled_from(["turn", "line", "tool call"]))
+def test_plural_agrees_with_its_count_and_groups_thousands(count: int, word: str) -> None:
+    text = plural(count, word)
+    figure, _, noun = text.partition(" ")
+    assert int(figure.replace(",", "")) == count
+    assert all(len(group) == 3 for group in figure.split(",")[1:])
+    assert noun == (word if count == 1 else word + "s")
+
+
+def test_show_says_one_turn_and_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    rows = [
+        {"role": "user", "content": "run it"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "done"},
+        {"role": "assistant", "content": "ok"},
+    ]
+    path = tmp_path / "one.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "1 turn ·" in out and "1 tool call ·" in out and "1 line" in out
+    assert "1 turns" not in out and "1 lines" not in out and "1 tool calls" not in out
+
+
+def test_compact_prints_figures_with_thousands_separators(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    parent = tmp_path / "pi.jsonl"
+    parent.write_bytes((SAMPLES / "pi/pi_before-compaction_v1.jsonl").read_bytes())
+    code = main(["compact", str(parent), "--max-chars", "5000", "--dry-run"])
+    out = capsys.readouterr().out
+    assert code == 0
+    tokens = re.search(r"tokens: ([\d,]+) → ([\d,]+)", out)
+    assert tokens is not None
+    for figure in tokens.groups():
+        assert int(figure.replace(",", "")) >= 1000 and "," in figure
+    assert "over 5,000 characters" in out
+    moves = re.findall(r"seq \d+ \w+: ([\d,]+) → ([\d,]+) chars", out)
+    assert moves
+    for figure in (f for move in moves for f in move):
+        assert figure == f"{int(figure.replace(',', '')):,}"
+
+
+def test_help_names_the_app_section_in_words() -> None:
+    from klipui.app import KlipuiApp
+    from klipui.screens.help import _section
+
+    text = _section(KlipuiApp())
+    assert text.startswith("## Everywhere") and "KlipuiApp" not in text

@@ -13,6 +13,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from klipui.labels import plural
 from klipui.session.display import clean_line
 from klipui.shrink import Shrunk, Span
 
@@ -158,7 +159,7 @@ def marker_arithmetic(original: str, shrunk: Shrunk) -> list[str]:
         shown = out_lines[index] if index < len(out_lines) else ""
         rows.append(
             f"out {index + 1:>5} {label}: input lines {span.start + 1:,}–{span.end:,} = "
-            f"{_plural(len(chunk), 'line')}, {_plural(chars, 'character')}  "
+            f"{plural(len(chunk), 'line')}, {plural(chars, 'character')}  "
             f"⟵ {clean_line(shown[:400]).strip()[:70]}"
         )
     total = shrunk.stats
@@ -168,7 +169,3 @@ def marker_arithmetic(original: str, shrunk: Shrunk) -> list[str]:
         f"dropped {total.dropped_lines:,}"
     )
     return rows
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
