@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from app_support import SAMPLES, make_app, settle, wait_for
+from pathlib import Path
+
+from app_support import SAMPLES, make_app, settle, tool_result_session, wait_for
+from rich.style import Style
+from textual.widgets import Input
 
 from klipui.screens.session import SessionScreen
+from klipui.screens.shrink import LINE_CAP, ShrinkScreen, app_wording
+from klipui.widgets.event_view import EventView
+from klipui.widgets.line_view import LineView
 from klipui.widgets.turn_list import TurnList
 
 PI = SAMPLES / "pi" / "pi_before-compaction_v1.jsonl"
@@ -93,3 +100,100 @@ async def test_j_and_k_move_the_turn_cursor_and_w_previews_the_clip() -> None:
         await pilot.press("space", "w")
         await settle(pilot, app)
         assert isinstance(app.screen, ClipScreen)
+
+
+async def _shrink_pane(pilot, app) -> ShrinkScreen:
+    screen = await _open(pilot, app)
+    view = screen.query_one(EventView)
+    await wait_for(pilot, lambda: view.document is not None)
+    await pilot.press("s")
+    await settle(pilot, app)
+    pane = app.screen
+    assert isinstance(pane, ShrinkScreen)
+    await wait_for(pilot, lambda: pane.state.shrunk is not None)
+    return pane
+
+
+def _rows(view: LineView) -> list[str]:
+    width = view.text_width
+    return [
+        "".join(s.text for s in view.source.render_row(row, width, Style()))
+        for row in range(view.source.row_count(width))
+    ]
+
+
+async def test_shrink_pane_long_lines_end_in_an_ellipsis_and_pan(tmp_path: Path) -> None:
+    lines = [f"row {i} " + "abcdefghij" * 30 + f" END{i}" for i in range(60)]
+    path = tool_result_session(tmp_path / "long.jsonl", "\n".join(lines), command="cat x")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = await _shrink_pane(pilot, app)
+        left = pane.query_one("#shrink-left", LineView)
+        right = pane.query_one("#shrink-right", LineView)
+        long_rows = [r for r in _rows(right) if "row " in r]
+        assert long_rows and all(r.rstrip().endswith("…") for r in long_rows)
+        await pilot.press("right")
+        await pilot.pause()
+        assert pane.column == 20
+        assert "from column 21" in str(pane.query_one("#shrink-head").render())
+        panned = [r for r in _rows(left) if "│…" in r]
+        assert panned and all("row " not in r for r in panned)
+        await pilot.press("left")
+        await pilot.pause()
+        assert pane.column == 0 and any("row 0 " in r for r in _rows(right))
+
+
+async def test_shrink_pane_says_why_a_bigger_budget_changes_nothing(tmp_path: Path) -> None:
+    path = tool_result_session(tmp_path / "small.jsonl", "ok\n" * 20, command="true")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = await _shrink_pane(pilot, app)
+        before = pane.state.shrunk
+        await pilot.press("plus")
+        await wait_for(pilot, lambda: pane.state.shrunk is not before)
+        await pilot.pause()
+        assert "fits the budget" in _messages(app)[-1]
+
+
+async def test_shrink_pane_line_cap_names_the_cap_and_the_note_names_the_key(
+    tmp_path: Path,
+) -> None:
+    text = "short\n" + "x" * 60_000 + "\nshort again\n"
+    path = tool_result_session(tmp_path / "wide.jsonl", text, command="cat x")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = await _shrink_pane(pilot, app)
+        head = str(pane.query_one("#shrink-head").render())
+        assert "line cap off" in head
+        assert "--" not in head
+        first = pane.state.shrunk
+        await pilot.press("l")
+        await wait_for(pilot, lambda: pane.state.shrunk is not first)
+        assert f"line cap {LINE_CAP:,} chars" in str(pane.query_one("#shrink-head").render())
+        assert f"{LINE_CAP:,} characters" in _messages(app)[-1]
+
+
+def test_engine_advice_is_worded_with_the_pane_key() -> None:
+    note = "lines are kept whole unless a line cap is set: set max_line_chars (--max-line-chars)"
+    assert app_wording(note).endswith("set the line cap (l)")
+
+
+async def test_shrink_pane_query_feeds_the_semantic_reducer(tmp_path: Path) -> None:
+    blocks = [
+        f"section {i}\n" + "\n".join(f"filler line {i}.{j}" for j in range(30)) for i in range(40)
+    ]
+    blocks[17] = "section 17\n" + "\n".join("the payment webhook failed" for _ in range(5))
+    path = tool_result_session(tmp_path / "q.jsonl", "\n".join(blocks), command="cat log")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = await _shrink_pane(pilot, app)
+        await pilot.press("slash")
+        await pilot.pause()
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"payment webhook", "enter")
+        await wait_for(pilot, lambda: pane.state.reducer == "semantic")
+        await settle(pilot, app)
+        await wait_for(pilot, lambda: pane.state.shrunk.strategy == "semantic")
+        assert pane.hint.query == "payment webhook"
+        assert "payment webhook failed" in pane.state.shrunk.content
+        assert "query 'payment webhook'" in str(pane.query_one("#shrink-head").render())
