@@ -392,9 +392,7 @@ class ShrinkScreen(KlipuiScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """← / → move the text cursor while the query is typed, and pan otherwise."""
-        if action == "pan" and isinstance(self.focused, Input):
-            return False
-        return True
+        return not (action == "pan" and isinstance(self.focused, Input))
 
     def action_pan(self, direction: int) -> None:
         """Pan both panes sideways by `PAN_STEP` characters."""
