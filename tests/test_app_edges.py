@@ -197,3 +197,26 @@ async def test_shrink_pane_query_feeds_the_semantic_reducer(tmp_path: Path) -> N
         assert pane.hint.query == "payment webhook"
         assert "payment webhook failed" in pane.state.shrunk.content
         assert "query 'payment webhook'" in str(pane.query_one("#shrink-head").render())
+
+
+async def test_a_offers_inline_sidechains_when_there_is_no_subagent_file(tmp_path: Path) -> None:
+    from klipui.screens.pick import PickScreen
+
+    path = tmp_path / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    path.write_bytes((SAMPLES / "claude-code/ccv_5c0375b4_task_sidechain.jsonl").read_bytes())
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot, app)
+        turns = screen.query_one(TurnList)
+        await wait_for(pilot, lambda: bool(turns.marks))
+        inline = [t.number for t in turns.turns if "⑂" in turns.marks.get(t.number, "")]
+        assert inline and not screen.session.subagents
+        await pilot.press("A")
+        await pilot.pause()
+        pick = app.screen
+        assert isinstance(pick, PickScreen)
+        labels = [label for label, _ in pick.options]
+        assert labels == [f"turn {n}, inline ⑂ · {turns.turns[n - 1].prompt}" for n in inline]
+        await pilot.press("end", "enter")
+        await pilot.pause()
+        assert app.screen is screen and turns.current.number == inline[-1]

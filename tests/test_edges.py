@@ -134,3 +134,43 @@ def test_help_names_the_app_section_in_words() -> None:
 
     text = _section(KlipuiApp())
     assert text.startswith("## Everywhere") and "KlipuiApp" not in text
+
+
+def _claude_home(home: Path) -> dict[str, Path]:
+    """Samples laid out as Claude Code keeps them: a session with a legacy sub-agent file
+    beside it, and a new-layout sub-agent file whose session file is gone."""
+    demo = home / ".claude/projects/-path-to-Demo"
+    orphan_folder = home / ".claude/projects/-workspace-app/55550000-0000-4000-8000-000000000001"
+    (orphan_folder / "subagents").mkdir(parents=True)
+    demo.mkdir(parents=True)
+    files = {
+        "parent": demo / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+        "legacy": demo / "agent-test-hash-123.jsonl",
+        "orphan": orphan_folder / "subagents/agent-showcol1.jsonl",
+    }
+    sources = {
+        "parent": "ccv_5c0375b4_task_sidechain.jsonl",
+        "legacy": "ccv_agent-test-hash-123_legacy_agent_file.jsonl",
+        "orphan": "ccl_subagents_agent-showcol1.jsonl",
+    }
+    for key, path in files.items():
+        path.write_bytes((SAMPLES / "claude-code" / sources[key]).read_bytes())
+    return files
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_subagent_files_are_listed_under_their_session_or_alone(
+    sealed_home: Path, exact: bool
+) -> None:
+    from klipui.screens.sessions import COLUMNS, ordered_rows
+    from klipui.session.discover import discover
+
+    files = _claude_home(sealed_home)
+    infos = {i.path: i for i in discover(None, exact=exact)}
+    assert set(files.values()) <= set(infos)
+    rows = ordered_rows(infos.values(), "", COLUMNS[3], True, False)
+    depth = {item.path: d for item, d in rows if not isinstance(item, str)}
+    order = [item.path for item, _ in rows if not isinstance(item, str)]
+    assert depth[files["parent"]] == 0 and depth[files["orphan"]] == 0
+    assert depth[files["legacy"]] == 1
+    assert order.index(files["legacy"]) == order.index(files["parent"]) + 1

@@ -405,18 +405,30 @@ class SessionScreen(KlipuiScreen):
             self.show_turn(turn.number)
 
     def action_subagents(self) -> None:
+        """Pick a sub-agent: its own file (opened), or a turn whose sub-agent work is inline
+        (⑂, the cursor goes there)."""
         session = self.session
-        if session is None or not session.subagents:
-            self.notify("This session has no sub-agent files.")
+        if session is None:
+            return
+        turns = self.query_one(TurnList)
+        inline = [t for t in turns.turns if "⑂" in turns.marks.get(t.number, "")]
+        if not session.subagents and not inline:
+            self.notify("No sub-agent in this session: no sub-agent file, no inline sidechain.")
             return
         from klipui.screens.pick import PickScreen
 
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                self.klipui.open_session(path)
+        def chosen(choice: Path | int | None) -> None:
+            if isinstance(choice, Path):
+                self.klipui.open_session(choice)
+            elif isinstance(choice, int):
+                turns.cursor = choice
 
-        options = [(p.name, p) for p in session.subagents]
-        self.app.push_screen(PickScreen("Open a sub-agent session", options), chosen)
+        options: list[tuple[str, Path | int]] = [(f"file {p.name}", p) for p in session.subagents]
+        options += [
+            (f"turn {t.number}, inline ⑂ · {t.prompt}", turns.turns.index(t)) for t in inline
+        ]
+        title = "Open a sub-agent session" if not inline else "Sub-agents: files and inline work"
+        self.app.push_screen(PickScreen(title, options), chosen)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -89,7 +89,7 @@ def ordered_rows(
     by_key: dict[str, SessionInfo] = {}
     for info in shown:
         by_key[str(info.path)] = info
-        if info.session_id:
+        if info.session_id and info.parent != info.session_id:  # not a sub-agent of that id
             by_key.setdefault(info.session_id, info)
     children: dict[str, list[SessionInfo]] = {}
     roots: list[SessionInfo] = []

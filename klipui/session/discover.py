@@ -53,6 +53,7 @@ def default_roots() -> list[Root]:
     dsh = Path(os.environ.get("DSH_HOME") or home / ".dsh")
     return [
         Root("claude", claude / "projects", "*/*.jsonl"),
+        Root("claude", claude / "projects", "*/*/*/agent-*.jsonl"),  # <session>/subagents/
         Root("codex", codex / "sessions", "**/rollout-*.jsonl"),
         Root("codex", codex / "archived_sessions", "rollout-*.jsonl"),
         Root("pi", home / ".pi" / "agent" / "sessions", "*/*.jsonl"),
@@ -290,11 +291,25 @@ def _first_info(path: Path, store: InfoCache | None) -> tuple[SessionInfo, os.st
     return info, (None if info.problem else stat)
 
 
+def placed_subagent(info: SessionInfo) -> SessionInfo:
+    """A Claude Code sub-agent transcript (`agent-*.jsonl`, beside its session or in its
+    `<session>/subagents/` folder) names the session it worked for as its parent: its records
+    carry that session's id."""
+    if (
+        info.format == "claude"
+        and info.parent is None
+        and info.session_id
+        and info.path.name.startswith("agent-")
+    ):
+        info.parent = info.session_id
+    return info
+
+
 def _guarded(reader: Callable[[Path], SessionInfo], path: Path) -> SessionInfo:
     """`reader(path)`, or for any error it lets through an info whose problem names it: one
     file must never end a listing."""
     try:
-        return reader(path)
+        return placed_subagent(reader(path))
     except Exception as error:  # the per-file catch-all of a listing
         return _problem(path, f"cannot be read ({type(error).__name__}: {str(error)[:120]})")
 
