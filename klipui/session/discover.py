@@ -43,6 +43,9 @@ class Root:
     path: Path
     pattern: str
     """A `Path.glob` pattern relative to `path`."""
+    orphans_only: bool = False
+    """Sub-agent transcripts (`<project>/<session>/subagents/`): only those whose session file
+    is gone are listed; the others are reached from their session."""
 
 
 def default_roots() -> list[Root]:
@@ -53,7 +56,7 @@ def default_roots() -> list[Root]:
     dsh = Path(os.environ.get("DSH_HOME") or home / ".dsh")
     return [
         Root("claude", claude / "projects", "*/*.jsonl"),
-        Root("claude", claude / "projects", "*/*/*/agent-*.jsonl"),  # <session>/subagents/
+        Root("claude", claude / "projects", "*/*/subagents/agent-*.jsonl", orphans_only=True),
         Root("codex", codex / "sessions", "**/rollout-*.jsonl"),
         Root("codex", codex / "archived_sessions", "rollout-*.jsonl"),
         Root("pi", home / ".pi" / "agent" / "sessions", "*/*.jsonl"),
@@ -81,7 +84,8 @@ def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
         for root in default_roots():
             if root.path.is_dir():
                 for path in _root_files(root):
-                    found[path] = None
+                    if not (root.orphans_only and _has_session(path)):
+                        found[path] = None
         return list(found)
     for given in paths:
         text = str(given)
@@ -101,9 +105,16 @@ def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
     return list(found)
 
 
+def _has_session(subagent: Path) -> bool:
+    """True when `<project>/<session>/subagents/agent-*.jsonl` has its `<session>.jsonl`."""
+    folder = subagent.parent.parent
+    return folder.with_name(folder.name + ".jsonl").exists()
+
+
 def _root_files(root: Root) -> list[Path]:
-    """The files under `root` that its pattern matches (every pattern component but the last is
-    `*` or `**`), and the folders on the way that could not be listed."""
+    """The files under `root` that its pattern matches (each folder component a name or an
+    fnmatch pattern, or `**` for any depth), and the folders on the way that could not be
+    listed."""
     *folders, name = root.pattern.split("/")
     depth = None if "**" in folders else len(folders)
     unreadable: list[Path] = []
@@ -117,6 +128,8 @@ def _root_files(root: Root) -> list[Path]:
         level = 0 if directory == base else directory[len(base) :].strip(os.sep).count(os.sep) + 1
         if depth is not None and level >= depth:
             subdirs.clear()
+        elif depth is not None:  # a folder component may be a name ("subagents") or a pattern
+            subdirs[:] = [d for d in subdirs if fnmatch.fnmatchcase(d, folders[level])]
         if depth is None or level == depth:
             matched.extend(
                 Path(directory, entry)
