@@ -174,3 +174,35 @@ def test_subagent_files_are_listed_under_their_session_or_alone(
     assert depth[files["parent"]] == 0 and depth[files["orphan"]] == 0
     assert depth[files["legacy"]] == 1
     assert order.index(files["legacy"]) == order.index(files["parent"]) + 1
+
+
+def test_piped_ls_prints_whole_tab_separated_rows_with_the_path(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    path = tmp_path / "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
+    path.write_bytes((SAMPLES / "codex" / path.name).read_bytes())
+    session = open_session(path)
+    assert main(["ls", str(tmp_path)]) == 0
+    header, row, *rest = capsys.readouterr().out.splitlines()
+    assert rest == []
+    names = header.split("\t")
+    assert names == ["title", "agent", "project", "updated", "turns", "tokens", "size", "path"]
+    fields = dict(zip(names, row.split("\t"), strict=True))
+    assert fields["path"] == str(path)
+    assert len(fields["title"]) > 35 and "…" not in fields["title"]
+    assert session.turns[0].prompt.startswith(fields["title"][:60])
+    assert fields["project"] == Path(session.cwd).name
+    assert main(["show", fields["path"]]) == 0  # from ls to show
+
+
+def test_terminal_ls_table_has_a_path_column(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    path = SAMPLES / "dsh" / "multi-turn.jsonl"
+    assert main(["ls", str(path)]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.split()[-1] == "path"
+    start = header.index("path")
+    assert "".join(line[start:].strip() for line in rows) == str(path)
