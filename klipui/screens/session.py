@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Input, LoadingIndicator, Static
 
+from klipui.klip import LEFT_OPEN, turn_endings
 from klipui.screens.base import KlipuiScreen
 from klipui.search.find import Match, MatchCursor, find_matches, find_terms, term_pattern
 from klipui.session.display import clean_line
@@ -112,34 +113,6 @@ def turn_marks(session: Session) -> dict[int, str]:
     return marks
 
 
-def turn_endings(session: Session) -> dict[int, str]:
-    """How each turn that did not complete ended: its `turn/end` reason ("aborted",
-    "interrupted", "error", "max-tokens", …), "open" when it never ended and a later turn did
-    (a clip keeps it), "left open" when it and every turn after it never ended (a clip leaves
-    them out unless asked)."""
-    endings: dict[int, str] = {}
-    events = session.events
-    last_ended = 0
-    for turn in session.turns:
-        last = events[turn.end - 1] if turn.end > turn.start else None
-        if last is not None and last.type == "turn/end":
-            last_ended = turn.number
-            if not turn.completed:
-                reason = last.data.get("reason") if isinstance(last.data, dict) else None
-                kind = reason.get("kind") if isinstance(reason, dict) else None
-                endings[turn.number] = str(kind or "unknown")
-        elif not turn.completed:
-            endings[turn.number] = "open"
-    for number, how in endings.items():
-        if how == "open" and number > last_ended:
-            endings[number] = LEFT_OPEN
-    return endings
-
-
-LEFT_OPEN = "left open"
-"""The ending of a turn after the session's last ended turn: never ended, out of a clip."""
-
-
 def ending_note(how: str) -> tuple[str, str]:
     """How a turn that did not complete ended (a short header line), and what a clip does with
     it (a sentence under it)."""
@@ -160,22 +133,22 @@ class SessionScreen(KlipuiScreen):
     BINDING_GROUP_TITLE = "Session screen"
     HELP = (
         "Select turns with space, shift+arrows, `a` (all), `i` (invert), Escape (clear), or type "
-        "them with `:`. `k` previews the clip of the selection; `s` opens the shrink pane on the "
-        "current tool result. Tab moves between the turn list and the events. `c`, `d` and `x` "
-        "jump to the next turn with a compaction, a sidechain or a failed tool call; `A` lists "
-        "the sub-agent sessions; `m` shows every event, the ignorable ones included. `/` finds "
-        "text in the session (tool results included): `n`/`N` go to the next/previous match "
-        "across turns, wrapping around. A file that "
-        "grows is followed: LIVE in the header, new turns and events appear within a second; "
-        "`f` (offered while the file is live) follows the newest event like `tail -f` (scrolled "
-        "away, the header counts the new events instead). `R` continues the session in its agent "
-        "(Claude Code, Codex, pi, dsh) and comes back when the agent exits; `Y` copies that "
-        "command. Fork at turn N = `..N` in the interval bar (`:`), `k`, `w`, then `R` on the "
-        "child."
+        "them with `:`. `w` previews the child of the selection (`w` again writes it); `s` "
+        "opens the shrink pane on the current tool result; `e` exports. `j`/`k` move as the "
+        "arrows do. Tab moves between the turn list and the events. `c`, `d` and `x` jump to the "
+        "next turn with a compaction, a sidechain or a failed tool call; `A` lists the sub-agent "
+        "sessions; `m` shows every event, the ignorable ones included. `/` finds text in the "
+        "session (tool results included): `n`/`N` go to the next/previous match across turns, "
+        "wrapping around. A file that grows is followed: LIVE in the header, new turns and "
+        "events appear within a second; `f` (offered while the file is live) follows the newest "
+        "event like `tail -f` (scrolled away, the header counts the new events instead). `R` "
+        "continues the session in its agent (Claude Code, Codex, pi, dsh) and comes back when "
+        "the agent exits; `Y` copies that command. Fork at turn N = `..N` in the interval bar "
+        "(`:`), `w`, `w`, then `R` on the child."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
-        Binding("k", "clip", "Clip"),
+        Binding("w", "clip", "Clip"),
         Binding("s", "shrink", "Shrink"),
         Binding("e", "export", "Export"),
         Binding("c", "next_compaction", "Next compaction", show=False),
@@ -214,6 +187,7 @@ class SessionScreen(KlipuiScreen):
         self._timer = None
         self._last_move = 0.0
         self._focus_error = False
+        self._error_wrapped = False
         self.partial = False
         """True while only the head of a big file is shown (its first turns)."""
         self.following = False
@@ -348,6 +322,8 @@ class SessionScreen(KlipuiScreen):
         if session.subagents:
             count = len(session.subagents)
             parts.append(f"{count} sub-agent{'' if count == 1 else 's'} (A)")
+        if self.show_all:
+            parts.append("all events (m)")
         if turns.selected:
             parts.append(f"selected {len(turns.selected)}")
         self.query_one("#session-info", Static).update(Text(" · ".join(p for p in parts if p)))
@@ -396,6 +372,7 @@ class SessionScreen(KlipuiScreen):
         if self._focus_error:
             self._focus_error = False
             view.next_error_block(from_start=True)
+            self._say_error_position(self._error_wrapped)
 
     @on(TurnList.SelectionChanged)
     def _selection_changed(self, event: TurnList.SelectionChanged) -> None:
@@ -426,54 +403,106 @@ class SessionScreen(KlipuiScreen):
 
     # --- navigation --------------------------------------------------------------------------
 
-    def _jump_to_turn_with(self, has: str) -> None:
+    def _next_turn_with(self, has: str) -> int | None:
+        """The index of the next turn that has `has` ("error" or a mark), from the top again
+        past the last turn; None when no turn has it."""
         turns = self.query_one(TurnList)
         count = len(turns.turns)
         for step in range(1, count + 1):
             index = (turns.cursor + step) % count
             turn = turns.turns[index]
             if (has == "error" and turn.errors) or (has in turns.marks.get(turn.number, "")):
-                turns.cursor = index
-                return
-        self.notify("none in this session" if has != "error" else "no failed tool call")
+                return index
+        return None
+
+    def _jump_to_mark(self, mark: str, what: str) -> None:
+        turns = self.query_one(TurnList)
+        marked = [t.number for t in turns.turns if mark in turns.marks.get(t.number, "")]
+        index = self._next_turn_with(mark)
+        if not marked or index is None:
+            self.notify(f"No {what} in this session.")
+            return
+        wrapped = " (from the top again)" if index <= turns.cursor else ""
+        turns.cursor = index
+        number = turns.turns[index].number
+        position = marked.index(number) + 1
+        self.notify(f"{what.capitalize()} {position} of {len(marked)}: turn {number}{wrapped}")
 
     def action_next_compaction(self) -> None:
-        self._jump_to_turn_with("◆")
+        self._jump_to_mark("◆", "compaction")
 
     def action_next_sidechain(self) -> None:
-        self._jump_to_turn_with("⑂")
+        self._jump_to_mark("⑂", "sidechain")
 
     def action_next_error(self) -> None:
         turns = self.query_one(TurnList)
-        if not any(t.errors for t in turns.turns):
+        index = self._next_turn_with("error")
+        if index is None:
             self.notify("No failed tool call in this session.")
             return
         current = turns.current
         view = self.query_one(EventView)
         if current is not None and current.errors and view.next_error_block():
+            self._say_error_position(wrapped=False)
             return  # the next failed result in this turn
+        if index == turns.cursor:  # the only turn with errors: start it again
+            view.next_error_block(from_start=True)
+            self._say_error_position(wrapped=True)
+            return
         self._focus_error = True  # applied when the turn is drawn
-        self._jump_to_turn_with("error")
+        self._error_wrapped = index < turns.cursor
+        turns.cursor = index
+
+    def _say_error_position(self, wrapped: bool) -> None:
+        """`Failed tool call n of N: turn T`, and a word when the search went past the end."""
+        turns = self.query_one(TurnList)
+        current = turns.current
+        view = self.query_one(EventView)
+        if current is None or view.document is None:
+            return
+        total = sum(t.errors for t in turns.turns)
+        before = sum(t.errors for t in turns.turns if t.number < current.number)
+        blocks = view.document.blocks[: view.document.current + 1]
+        position = min(total, before + sum(1 for b in blocks if b.kind == "error"))
+        tail = " (from the top again)" if wrapped else ""
+        self.notify(f"Failed tool call {position} of {total}: turn {current.number}{tail}")
 
     def action_toggle_all_events(self) -> None:
         self.show_all = not self.show_all
+        if self.show_all:
+            self.notify("All events: on (ignorable and unknown records shown too)")
+        else:
+            self.notify("All events: off (the conversation only)")
+        self._update_info()
         turn = self.query_one(TurnList).current
         if turn is not None:
             self.show_turn(turn.number)
 
     def action_subagents(self) -> None:
+        """Pick a sub-agent: its own file (opened), or a turn whose sub-agent work is inline
+        (⑂, the cursor goes there)."""
         session = self.session
-        if session is None or not session.subagents:
-            self.notify("This session has no sub-agent files.")
+        if session is None:
+            return
+        turns = self.query_one(TurnList)
+        inline = [t for t in turns.turns if "⑂" in turns.marks.get(t.number, "")]
+        if not session.subagents and not inline:
+            self.notify("No sub-agent in this session: no sub-agent file, no inline sidechain.")
             return
         from klipui.screens.pick import PickScreen
 
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                self.klipui.open_session(path)
+        def chosen(choice: Path | int | None) -> None:
+            if isinstance(choice, Path):
+                self.klipui.open_session(choice)
+            elif isinstance(choice, int):
+                turns.cursor = choice
 
-        options = [(p.name, p) for p in session.subagents]
-        self.app.push_screen(PickScreen("Open a sub-agent session", options), chosen)
+        options: list[tuple[str, Path | int]] = [(f"file {p.name}", p) for p in session.subagents]
+        options += [
+            (f"turn {t.number}, inline ⑂ · {t.prompt}", turns.turns.index(t)) for t in inline
+        ]
+        title = "Open a sub-agent session" if not inline else "Sub-agents: files and inline work"
+        self.app.push_screen(PickScreen(title, options), chosen)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -96,7 +96,7 @@ def ordered_rows(
     by_key: dict[str, SessionInfo] = {}
     for info in shown:
         by_key[str(info.path)] = info
-        if info.session_id:
+        if info.session_id and info.parent != info.session_id:  # not a sub-agent of that id
             by_key.setdefault(info.session_id, info)
     children: dict[str, list[SessionInfo]] = {}
     roots: list[SessionInfo] = []
@@ -169,8 +169,8 @@ class SessionsScreen(KlipuiScreen):
         Binding("enter", "open", "Open", priority=False),
         Binding("slash", "filter", "Filter", key_display="/"),
         Binding("f", "search", "Search text"),
-        Binding("s", "next_sort", "Sort"),
-        Binding("r", "reverse_sort", "Reverse"),
+        Binding("o", "next_sort", "Sort"),
+        Binding("O", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
         Binding("u", "usage", "Usage", show=False),
         Binding("A", "archive", "Archive every session now", show=False),

@@ -43,6 +43,9 @@ class Root:
     path: Path
     pattern: str
     """A `Path.glob` pattern relative to `path`."""
+    orphans_only: bool = False
+    """Sub-agent transcripts (`<project>/<session>/subagents/`): only those whose session file
+    is gone are listed; the others are reached from their session."""
 
 
 def default_roots() -> list[Root]:
@@ -53,6 +56,7 @@ def default_roots() -> list[Root]:
     dsh = Path(os.environ.get("DSH_HOME") or home / ".dsh")
     return [
         Root("claude", claude / "projects", "*/*.jsonl"),
+        Root("claude", claude / "projects", "*/*/subagents/agent-*.jsonl", orphans_only=True),
         Root("codex", codex / "sessions", "**/rollout-*.jsonl"),
         Root("codex", codex / "archived_sessions", "rollout-*.jsonl"),
         Root("pi", home / ".pi" / "agent" / "sessions", "*/*.jsonl"),
@@ -85,7 +89,8 @@ def find_session_files(
         for root in default_roots():
             if root.path.is_dir():
                 for path in _root_files(root):
-                    found[path] = None
+                    if not (root.orphans_only and _has_session(path)):
+                        found[path] = None
         return _with_archive(list(found)) if archive else list(found)
     for given in paths:
         text = str(given)
@@ -117,7 +122,7 @@ def _with_archive(found: list[Path]) -> list[Path]:
         return found
     copies: dict[Path, None] = {}
     for root in default_roots():
-        mirror = Root(root.agent, archive / root_key(root), root.pattern)
+        mirror = Root(root.agent, archive / root_key(root), root.pattern, root.orphans_only)
         if mirror.path.is_dir():
             copies.update(dict.fromkeys(_root_files(mirror)))
     try:
@@ -126,9 +131,16 @@ def _with_archive(found: list[Path]) -> list[Path]:
         return found
 
 
+def _has_session(subagent: Path) -> bool:
+    """True when `<project>/<session>/subagents/agent-*.jsonl` has its `<session>.jsonl`."""
+    folder = subagent.parent.parent
+    return folder.with_name(folder.name + ".jsonl").exists()
+
+
 def _root_files(root: Root) -> list[Path]:
-    """The files under `root` that its pattern matches (every pattern component but the last is
-    `*` or `**`), and the folders on the way that could not be listed."""
+    """The files under `root` that its pattern matches (each folder component a name or an
+    fnmatch pattern, or `**` for any depth), and the folders on the way that could not be
+    listed."""
     *folders, name = root.pattern.split("/")
     depth = None if "**" in folders else len(folders)
     unreadable: list[Path] = []
@@ -142,6 +154,8 @@ def _root_files(root: Root) -> list[Path]:
         level = 0 if directory == base else directory[len(base) :].strip(os.sep).count(os.sep) + 1
         if depth is not None and level >= depth:
             subdirs.clear()
+        elif depth is not None:  # a folder component may be a name ("subagents") or a pattern
+            subdirs[:] = [d for d in subdirs if fnmatch.fnmatchcase(d, folders[level])]
         if depth is None or level == depth:
             matched.extend(
                 Path(directory, entry)
@@ -331,11 +345,25 @@ def _first_info(path: Path, store: InfoCache | None) -> tuple[SessionInfo, os.st
     return info, (None if info.problem else stat)
 
 
+def placed_subagent(info: SessionInfo) -> SessionInfo:
+    """A Claude Code sub-agent transcript (`agent-*.jsonl`, beside its session or in its
+    `<session>/subagents/` folder) names the session it worked for as its parent: its records
+    carry that session's id."""
+    if (
+        info.format == "claude"
+        and info.parent is None
+        and info.session_id
+        and info.path.name.startswith("agent-")
+    ):
+        info.parent = info.session_id
+    return info
+
+
 def _guarded(reader: Callable[[Path], SessionInfo], path: Path) -> SessionInfo:
     """`reader(path)`, or for any error it lets through an info whose problem names it: one
     file must never end a listing."""
     try:
-        return reader(path)
+        return placed_subagent(reader(path))
     except Exception as error:  # the per-file catch-all of a listing
         return _problem(path, f"cannot be read ({type(error).__name__}: {str(error)[:120]})")
 

@@ -93,6 +93,8 @@ class EventView(LineView):
         Binding("t", "thinking", "Thinking", show=False),
         Binding("up", "scroll_up", "Scroll up", show=False),
         Binding("down", "scroll_down", "Scroll down", show=False),
+        Binding("k", "scroll_up", "Scroll up", show=False),
+        Binding("j", "scroll_down", "Scroll down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "scroll_home", "Top", show=False),
@@ -203,11 +205,9 @@ class EventView(LineView):
         if note is not None:
             header, sentence = note
             body = RichBody(Text(sentence, styles["meta"]), console)
-            blocks.insert(0, Block("ending", start, Text(header, styles["image"]), body))
-        document = EventDocument(blocks, styles, console)
-        if note is not None and len(blocks) > 1:
-            document.current = 1  # the note heads the turn; the cursor starts on its prompt
-        return document
+            # at the end of the turn: it says how this turn ended, not the one before
+            blocks.append(Block("ending", max(start, end - 1), Text(header, styles["image"]), body))
+        return EventDocument(blocks, styles, console)
 
     @property
     def at_end(self) -> bool:
