@@ -145,7 +145,7 @@ async def test_r_names_a_missing_cli_and_shows_the_command(tmp_path: Path, monke
     app = make_app(path, open_first=path)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await _open(pilot, app)
-        await pilot.press("R")
+        await pilot.press("C")
         (note,) = [n for n in _notes(app) if "PATH" in n]
         assert "`claude`" in note and f"claude --resume {CLAUDE_ID}" in note
 
@@ -172,7 +172,7 @@ async def test_r_runs_the_agent_in_the_project_folder_and_comes_back(
     monkeypatch.setattr(app, "suspend", suspend)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await _open(pilot, app)
-        await pilot.press("R")
+        await pilot.press("C")
         await pilot.pause()
         assert suspended == [True]
         assert record.read_text().split() == [str(project), "--resume", CLAUDE_ID]
@@ -186,7 +186,7 @@ async def test_r_refuses_a_session_of_no_agent_with_the_reason(tmp_path: Path) -
     app = make_app(path, open_first=path)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await _open(pilot, app)
-        await pilot.press("R")
+        await pilot.press("C")
         assert any("no agent" in n for n in _notes(app))
 
 
@@ -269,7 +269,7 @@ async def test_fork_at_turn_n_then_the_child_resumes_in_its_agent(tmp_path: Path
         screen = await _open(pilot, app)
         await pilot.press("colon", *"..2", "enter")
         assert screen.query_one(TurnList).selected == {1, 2}
-        await pilot.press("k")
+        await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, ClipScreen) and app.screen.plan)
         plan = app.screen.plan
         await pilot.press("w")

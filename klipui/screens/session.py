@@ -141,10 +141,10 @@ class SessionScreen(KlipuiScreen):
         "session (tool results included): `n`/`N` go to the next/previous match across turns, "
         "wrapping around. A file that grows is followed: LIVE in the header, new turns and "
         "events appear within a second; `f` (offered while the file is live) follows the newest "
-        "event like `tail -f` (scrolled away, the header counts the new events instead). `R` "
+        "event like `tail -f` (scrolled away, the header counts the new events instead). `C` "
         "continues the session in its agent (Claude Code, Codex, pi, dsh) and comes back when "
         "the agent exits; `Y` copies that command. Fork at turn N = `..N` in the interval bar "
-        "(`:`), `w`, `w`, then `R` on the child."
+        "(`:`), `w`, `w`, then `C` on the child."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
@@ -161,7 +161,7 @@ class SessionScreen(KlipuiScreen):
         Binding("N", "step_match(-1)", "Previous match", priority=True, key_display="N"),
         Binding("escape", "back_to_results", "Back to results", priority=True),
         Binding("f", "toggle_follow", "Follow"),
-        Binding("R", "continue_in_agent", "Resume in agent", show=False),
+        Binding("C", "continue_in_agent", "Resume in agent", show=False),
         Binding("Y", "copy_resume", "Copy resume command", show=False),
         Binding("q,backspace", "back", "Back"),
     ]
