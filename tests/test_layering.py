@@ -5,7 +5,17 @@ from pathlib import Path
 
 import pytest
 
-ENGINES = ("session", "shrink", "klip", "conversation", "export", "redact")
+ENGINES = (
+    "session",
+    "shrink",
+    "klip",
+    "conversation",
+    "archive",
+    "usage",
+    "search",
+    "export",
+    "redact",
+)
 PACKAGE = Path(__file__).resolve().parent.parent / "klipui"
 
 

@@ -14,6 +14,7 @@ import sys
 from klipui.cli import UsageError
 from klipui.cli._notice import fail, progress, say
 from klipui.cli._output import add_parents_flag, output_problem
+from klipui.labels import number, plural
 
 DEFAULT_MAX_CHARS = 8_000
 """The engine's default (`klipui.klip.compact.DEFAULT_MAX_CHARS`, a test keeps them equal),
@@ -109,17 +110,20 @@ def run(args: argparse.Namespace) -> int:
             report["not_written"] = f"{compacted.nothing_shrunk()}; --force writes the child"
         print_json(report)
     else:
-        say(f"{plan.source} ({plan.format}): tool results over {args.max_chars} characters")
+        over = plural(args.max_chars, "character")
+        say(f"{plan.source} ({plan.format}): tool results over {over}")
         for item in compacted.replaced:
             say(
-                f"  seq {item.seq} {item.tool}: {item.chars_before} → {item.chars_after} chars "
+                f"  seq {item.seq} {item.tool}: {number(item.chars_before)} → "
+                f"{plural(item.chars_after, 'char')} "
                 f"({item.strategy}) {item.locator or '(original not saved)'}"
             )
         if not compacted.replaced:
             say(f"  none: {compacted.nothing_shrunk()}")
         for line in compacted.skipped:
             say(f"  skipped: {line}", sys.stderr)
-        print(f"tokens: {compacted.tokens_before} → {compacted.tokens_after} (estimate)")
+        before, after = number(compacted.tokens_before), number(compacted.tokens_after)
+        print(f"tokens: {before} → {after} (estimate)")
         if not useless:
             for blocker in plan.blockers:
                 say(f"agent: {blocker}")
