@@ -17,7 +17,7 @@ SECRET = "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
 
 def secret_session(path: Path) -> Path:
     rows = [
-        {"role": "user", "content": f"deploy with {SECRET}"},
+        {"role": "user", "content": f"deploy with {SECRET}, mail ops@example.org"},
         {"role": "assistant", "content": "Done."},
         {"role": "user", "content": "now print the env"},
         {
@@ -70,6 +70,13 @@ async def test_preview_shows_each_replacement_beside_the_original(tmp_path: Path
         assert any(SECRET in text for text in rights)
         assert "DB_PASSWORD=[REDACTED env-secret #1]" in "".join(lefts)
         assert "GitHub" in whys and "turn 2" in whys
+        await pilot.press("m")  # e-mails too
+        await settle(pilot, app)
+        await wait_for(pilot, lambda: "replacements" in _summary(screen))
+        assert screen.emails and "3 replacements" in _summary(screen)
+        assert "[REDACTED email #1]" in " ".join(
+            str(w.render()) for w in screen.query(".export-left")
+        )
         await pilot.press("r")
         await settle(pilot, app)
         assert "Redaction off" in _summary(screen)

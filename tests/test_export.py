@@ -354,3 +354,16 @@ def test_any_strings_export_inert(
                 t.content for t in MarkdownIt("commonmark").parse(markdown) if t.type == "inline"
             ]
             assert "Turn 1" in titles
+
+
+def test_cli_redacts_home_and_emails_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+    sample = next(p for p in sample_files("pi") if "large-session" in p.name)
+    assert main(["export", str(sample), "--as", "markdown", "--turns", "1..5"]) == 0
+    plain = capsys.readouterr().out
+    assert "/Users/badlogic" in plain
+    assert (
+        main(["export", str(sample), "--as", "markdown", "--turns", "1..5", "--redact-home"]) == 0
+    )
+    out = capsys.readouterr()
+    assert "/Users/badlogic" not in out.out and "~/workspaces/pi-mono" in out.out
+    assert "home-path" in out.err

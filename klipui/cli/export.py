@@ -50,6 +50,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="replace secrets (API keys, tokens, passwords, private keys, ...) by placeholders",
     )
     parser.add_argument(
+        "--redact-home",
+        action="store_true",
+        help="with --redact, also write home folders (/home/NAME, /Users/NAME) as ~",
+    )
+    parser.add_argument(
+        "--redact-emails",
+        action="store_true",
+        help="with --redact, also replace e-mail addresses",
+    )
+    parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (a new file) instead of stdout"
     )
     add_parents_flag(parser)
@@ -140,7 +150,8 @@ def run_document(args: argparse.Namespace) -> int:
                 f"{session.path}: --turns {args.turns!r} selects none of its "
                 f"{len(session.turns)} turns"
             )
-        redactor = Redactor() if args.redact else None
+        wanted = args.redact or args.redact_home or args.redact_emails
+        redactor = Redactor(home=args.redact_home, emails=args.redact_emails) if wanted else None
         text = export_text(session, args.shape, turns=turns, detail=args.detail, redactor=redactor)
     for problem in session.problems[:MAX_WARNINGS]:
         say(f"klipui: warning: {problem}", sys.stderr)

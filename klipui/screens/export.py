@@ -57,6 +57,8 @@ class ExportScreen(KlipuiScreen):
         Binding("t", "kind", "Kind"),
         Binding("d", "detail", "Detail"),
         Binding("r", "redact", "Redact"),
+        Binding("h", "redact_home", "Home as ~", show=False),
+        Binding("m", "redact_emails", "E-mails", show=False),
         Binding("p", "path", "Path"),
         Binding("w,ctrl+s", "write", "Write"),
         Binding("escape,q", "back", "Back"),
@@ -69,6 +71,8 @@ class ExportScreen(KlipuiScreen):
         self.kind = "html"
         self.detail = "full"
         self.redact = True
+        self.home = False
+        self.emails = False
         self.redactor = Redactor()
         self._edited_path = False
 
@@ -99,6 +103,11 @@ class ExportScreen(KlipuiScreen):
         settings.append(self.detail, style="bold")
         settings.append("  redaction ")
         settings.append("on" if self.redact else "off", style="bold")
+        if self.redact:
+            extras = [
+                name for on, name in ((self.home, "home as ~"), (self.emails, "e-mails")) if on
+            ]
+            settings.append(f" (+ {', '.join(extras)})" if extras else "  (h: home, m: e-mails)")
         self.query_one("#export-settings", Static).update(settings)
         if not self._edited_path:
             self.query_one("#export-path", Input).value = self._default_path()
@@ -145,6 +154,19 @@ class ExportScreen(KlipuiScreen):
 
     def action_redact(self) -> None:
         self.redact = not self.redact
+        self._refresh()
+
+    def action_redact_home(self) -> None:
+        self.home = not self.home
+        self._new_redactor()
+
+    def action_redact_emails(self) -> None:
+        self.emails = not self.emails
+        self._new_redactor()
+
+    def _new_redactor(self) -> None:
+        self.redactor = Redactor(home=self.home, emails=self.emails)
+        self.redact = True
         self._refresh()
 
     def action_path(self) -> None:
