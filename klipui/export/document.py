@@ -9,6 +9,7 @@ renderers escape it) and passed through the redactor when there is one.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,7 +152,11 @@ def _same(text: str) -> str:
 
 
 def _fill(
-    doc: TurnDoc, events: list[Event], detail: str, clean: Any, redactor: Redactor | None
+    doc: TurnDoc,
+    events: list[Event],
+    detail: str,
+    clean: Callable[[str], str],
+    redactor: Redactor | None,
 ) -> None:
     tools = detail in ("full", "no-thinking")
     thinking = detail in ("full", "no-tools")

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,13 +143,8 @@ class Redactor:
         return sum(self.found.values())
 
 
-def _emails(text: str) -> Any:
+def _emails(text: str) -> Iterator[Match]:
     return emails(text)
-
-
-def home_folder() -> str:
-    """The user's home folder, as text."""
-    return os.path.expanduser("~")
 
 
 def redact_lines(lines: Iterable[bytes], redactor: Redactor) -> tuple[list[bytes], int]:
