@@ -282,3 +282,27 @@ async def test_fork_at_turn_n_then_the_child_resumes_in_its_agent(tmp_path: Path
         await pilot.press("Y")
         assert plan.path.parent == path.parent and plan.path.stem != CLAUDE_ID
         assert app.clipboard == f"cd {project} && claude --resume {plan.path.stem}"
+
+
+async def test_a_rewritten_file_redraws_the_turn_under_the_cursor(tmp_path: Path) -> None:
+    from rich.style import Style
+
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(b"".join(LINES[:40]))
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(140, 40), notifications=True) as pilot:
+        screen = await _open(pilot, app)
+        view = screen.query_one(EventView)
+
+        def shown() -> str:
+            doc = view.document
+            rows = doc.row_count(80)
+            return "\n".join(
+                "".join(s.text for s in doc.render_row(r, 80, Style())) for r in range(rows)
+            )
+
+        assert "Turn one" in shown()
+        path.write_bytes(b"".join(LINES[:40]).replace(b"Turn one", b"Turn uno"))
+        await wait_for(pilot, lambda: any("rewritten" in n for n in _notes(app)))
+        await wait_for(pilot, lambda: "Turn uno" in shown())
+        assert "Turn one" not in shown()
