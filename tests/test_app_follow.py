@@ -306,3 +306,23 @@ async def test_a_rewritten_file_redraws_the_turn_under_the_cursor(tmp_path: Path
         await wait_for(pilot, lambda: any("rewritten" in n for n in _notes(app)))
         await wait_for(pilot, lambda: "Turn uno" in shown())
         assert "Turn one" not in shown()
+
+
+async def test_r_without_a_terminal_to_hand_over_shows_the_command(
+    tmp_path: Path, monkeypatch
+) -> None:
+    path, project = _installed_claude(tmp_path)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "ran.txt"
+    (bin_dir / "claude").write_text(f"#!/bin/sh\ntouch {record}\n")
+    (bin_dir / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(140, 40), notifications=True) as pilot:  # headless: no suspend
+        await _open(pilot, app)
+        await pilot.press("R")
+        await pilot.pause()
+        (note,) = [n for n in _notes(app) if "Run:" in n]
+        assert f"cd {project} && claude --resume {CLAUDE_ID}" in note
+        assert not record.exists()

@@ -17,14 +17,14 @@ from textual.widgets import Footer, LoadingIndicator, Static
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line
 from klipui.session.model import Session
-
-if TYPE_CHECKING:
-    from klipui.session.follow import Change, Follower
-    from klipui.session.resume import ResumeCommand
 from klipui.widgets.event_view import EventView
 from klipui.widgets.format import human_count, human_size, plural
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
+
+if TYPE_CHECKING:
+    from klipui.session.follow import Change, Follower
+    from klipui.session.resume import ResumeCommand
 
 POLL_SECONDS = 0.5
 """How often a session's file is looked at for new records (a stat, then small reads)."""
@@ -639,17 +639,20 @@ class SessionScreen(KlipuiScreen):
             return
         import subprocess
 
+        from textual.app import SuspendNotSupported
+
         try:
             with self.app.suspend():
                 finished = subprocess.run(list(command.argv), cwd=command.cwd, check=False)
         except OSError as error:
             self.notify(f"{command.program}: {error.strerror or error}", severity="error")
             return
-        except Exception as error:  # a terminal that cannot be suspended (a test driver, Windows)
-            self.notify(f"Cannot suspend klipui here ({error}). Run: {command.display()}")
+        except SuspendNotSupported:  # no terminal to hand over (a test driver, a web app)
+            self.notify(f"klipui cannot step aside here. Run: {command.display()}", timeout=15)
             return
         how = "exited" if finished.returncode == 0 else f"exited with {finished.returncode}"
-        self.notify(f"{command.agent} {how}; back in klipui.")
+        note = f" ({command.note})" if command.note else ""
+        self.notify(f"{command.agent} {how}; back in klipui.{note}", timeout=10 if note else None)
 
     def action_copy_resume(self) -> None:
         """Copy the exact resume command to the clipboard, and show it."""
