@@ -12,12 +12,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import Footer, Input, LoadingIndicator, Static
 
+from klipui.klip import LEFT_OPEN, turn_endings
 from klipui.screens.base import KlipuiScreen
+from klipui.search.find import Match, MatchCursor, find_matches, find_terms, term_pattern
 from klipui.session.display import clean_line
 from klipui.session.model import Session
 from klipui.widgets.event_view import EventView
+from klipui.widgets.find_bar import FindBar
 from klipui.widgets.format import human_count, human_size, plural
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
@@ -110,34 +113,6 @@ def turn_marks(session: Session) -> dict[int, str]:
     return marks
 
 
-def turn_endings(session: Session) -> dict[int, str]:
-    """How each turn that did not complete ended: its `turn/end` reason ("aborted",
-    "interrupted", "error", "max-tokens", …), "open" when it never ended and a later turn did
-    (a clip keeps it), "left open" when it and every turn after it never ended (a clip leaves
-    them out unless asked)."""
-    endings: dict[int, str] = {}
-    events = session.events
-    last_ended = 0
-    for turn in session.turns:
-        last = events[turn.end - 1] if turn.end > turn.start else None
-        if last is not None and last.type == "turn/end":
-            last_ended = turn.number
-            if not turn.completed:
-                reason = last.data.get("reason") if isinstance(last.data, dict) else None
-                kind = reason.get("kind") if isinstance(reason, dict) else None
-                endings[turn.number] = str(kind or "unknown")
-        elif not turn.completed:
-            endings[turn.number] = "open"
-    for number, how in endings.items():
-        if how == "open" and number > last_ended:
-            endings[number] = LEFT_OPEN
-    return endings
-
-
-LEFT_OPEN = "left open"
-"""The ending of a turn after the session's last ended turn: never ended, out of a clip."""
-
-
 def ending_note(how: str) -> tuple[str, str]:
     """How a turn that did not complete ended (a short header line), and what a clip does with
     it (a sentence under it)."""
@@ -158,41 +133,61 @@ class SessionScreen(KlipuiScreen):
     BINDING_GROUP_TITLE = "Session screen"
     HELP = (
         "Select turns with space, shift+arrows, `a` (all), `i` (invert), Escape (clear), or type "
-        "them with `:`. `k` previews the clip of the selection; `s` opens the shrink pane on the "
-        "current tool result. Tab moves between the turn list and the events. `c`, `d` and `x` "
-        "jump to the next turn with a compaction, a sidechain or a failed tool call; `A` lists "
-        "the sub-agent sessions; `m` shows every event, the ignorable ones included. A file that "
-        "grows is followed: LIVE in the header, new turns and events appear within a second; "
-        "`f` (offered while the file is live) follows the newest event like `tail -f` (scrolled "
-        "away, the header counts the new events instead). `R` continues the session in its agent "
-        "(Claude Code, Codex, pi, dsh) and comes back when the agent exits; `Y` copies that "
-        "command. Fork at turn N = `..N` in the interval bar (`:`), `k`, `w`, then `R` on the "
-        "child."
+        "them with `:`. `w` previews the child of the selection (`w` again writes it); `s` "
+        "opens the shrink pane on the current tool result; `e` exports. `j`/`k` move as the "
+        "arrows do. Tab moves between the turn list and the events. `c`, `d` and `x` jump to the "
+        "next turn with a compaction, a sidechain or a failed tool call; `A` lists the sub-agent "
+        "sessions; `m` shows every event, the ignorable ones included. `/` finds text in the "
+        "session (tool results included): `n`/`N` go to the next/previous match across turns, "
+        "wrapping around. A file that grows is followed: LIVE in the header, new turns and "
+        "events appear within a second; `f` (offered while the file is live) follows the newest "
+        "event like `tail -f` (scrolled away, the header counts the new events instead). `R` "
+        "continues the session in its agent (Claude Code, Codex, pi, dsh) and comes back when "
+        "the agent exits; `Y` copies that command. Fork at turn N = `..N` in the interval bar "
+        "(`:`), `w`, `w`, then `R` on the child."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
-        Binding("k", "clip", "Clip"),
+        Binding("w", "clip", "Clip"),
         Binding("s", "shrink", "Shrink"),
+        Binding("e", "export", "Export"),
         Binding("c", "next_compaction", "Next compaction", show=False),
         Binding("x", "next_error", "Next error", show=False),
         Binding("d", "next_sidechain", "Next sidechain", show=False),
         Binding("A", "subagents", "Sub-agents", show=False),
         Binding("m", "toggle_all_events", "All events", show=False),
+        Binding("slash", "find", "Find", key_display="/"),
+        Binding("n", "step_match(1)", "Next match", priority=True),
+        Binding("N", "step_match(-1)", "Previous match", priority=True, key_display="N"),
+        Binding("escape", "back_to_results", "Back to results", priority=True),
         Binding("f", "toggle_follow", "Follow"),
         Binding("R", "continue_in_agent", "Resume in agent", show=False),
         Binding("Y", "copy_resume", "Copy resume command", show=False),
         Binding("q,backspace", "back", "Back"),
     ]
 
-    def __init__(self, path: Path, session: Session | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        session: Session | None = None,
+        *,
+        find: str | None = None,
+        at: tuple[int, str] | None = None,
+    ) -> None:
+        """`find`: a query to find once the session is read, going to its first match at event
+        seq and kind `at` (a search hit) and making Escape go back to the results."""
         super().__init__()
         self.path = path
+        self.from_search = at is not None
+        self._find_first: tuple[str, tuple[int, str] | None] | None = (find, at) if find else None
+        self.finder = MatchCursor([])
         self.session: Session | None = session
         self.show_all = False
         self._pending_turn: int | None = None
         self._timer = None
         self._last_move = 0.0
         self._focus_error = False
+        self._error_wrapped = False
         self.partial = False
         """True while only the head of a big file is shown (its first turns)."""
         self.following = False
@@ -219,6 +214,7 @@ class SessionScreen(KlipuiScreen):
             yield TurnList(id="turn-list")
             yield EventView(id="event-view")
         yield IntervalBar(id="interval-bar")
+        yield FindBar(id="find-bar")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -289,6 +285,12 @@ class SessionScreen(KlipuiScreen):
             turns.focus()
         if partial:
             return
+        if self._find_first is not None:
+            query, at = self._find_first
+            self._find_first = None
+            self.query_one(FindBar).open(query)
+            self.query_one(EventView).focus()
+            self.find(query, at)
         self._check_live()
         self.set_timer(0.3, self.klipui.resume_discovery)
         if session.problems:
@@ -320,6 +322,8 @@ class SessionScreen(KlipuiScreen):
         if session.subagents:
             count = len(session.subagents)
             parts.append(f"{count} sub-agent{'' if count == 1 else 's'} (A)")
+        if self.show_all:
+            parts.append("all events (m)")
         if turns.selected:
             parts.append(f"selected {len(turns.selected)}")
         self.query_one("#session-info", Static).update(Text(" · ".join(p for p in parts if p)))
@@ -368,6 +372,7 @@ class SessionScreen(KlipuiScreen):
         if self._focus_error:
             self._focus_error = False
             view.next_error_block(from_start=True)
+            self._say_error_position(self._error_wrapped)
 
     @on(TurnList.SelectionChanged)
     def _selection_changed(self, event: TurnList.SelectionChanged) -> None:
@@ -398,54 +403,106 @@ class SessionScreen(KlipuiScreen):
 
     # --- navigation --------------------------------------------------------------------------
 
-    def _jump_to_turn_with(self, has: str) -> None:
+    def _next_turn_with(self, has: str) -> int | None:
+        """The index of the next turn that has `has` ("error" or a mark), from the top again
+        past the last turn; None when no turn has it."""
         turns = self.query_one(TurnList)
         count = len(turns.turns)
         for step in range(1, count + 1):
             index = (turns.cursor + step) % count
             turn = turns.turns[index]
             if (has == "error" and turn.errors) or (has in turns.marks.get(turn.number, "")):
-                turns.cursor = index
-                return
-        self.notify("none in this session" if has != "error" else "no failed tool call")
+                return index
+        return None
+
+    def _jump_to_mark(self, mark: str, what: str) -> None:
+        turns = self.query_one(TurnList)
+        marked = [t.number for t in turns.turns if mark in turns.marks.get(t.number, "")]
+        index = self._next_turn_with(mark)
+        if not marked or index is None:
+            self.notify(f"No {what} in this session.")
+            return
+        wrapped = " (from the top again)" if index <= turns.cursor else ""
+        turns.cursor = index
+        number = turns.turns[index].number
+        position = marked.index(number) + 1
+        self.notify(f"{what.capitalize()} {position} of {len(marked)}: turn {number}{wrapped}")
 
     def action_next_compaction(self) -> None:
-        self._jump_to_turn_with("◆")
+        self._jump_to_mark("◆", "compaction")
 
     def action_next_sidechain(self) -> None:
-        self._jump_to_turn_with("⑂")
+        self._jump_to_mark("⑂", "sidechain")
 
     def action_next_error(self) -> None:
         turns = self.query_one(TurnList)
-        if not any(t.errors for t in turns.turns):
+        index = self._next_turn_with("error")
+        if index is None:
             self.notify("No failed tool call in this session.")
             return
         current = turns.current
         view = self.query_one(EventView)
         if current is not None and current.errors and view.next_error_block():
+            self._say_error_position(wrapped=False)
             return  # the next failed result in this turn
+        if index == turns.cursor:  # the only turn with errors: start it again
+            view.next_error_block(from_start=True)
+            self._say_error_position(wrapped=True)
+            return
         self._focus_error = True  # applied when the turn is drawn
-        self._jump_to_turn_with("error")
+        self._error_wrapped = index < turns.cursor
+        turns.cursor = index
+
+    def _say_error_position(self, wrapped: bool) -> None:
+        """`Failed tool call n of N: turn T`, and a word when the search went past the end."""
+        turns = self.query_one(TurnList)
+        current = turns.current
+        view = self.query_one(EventView)
+        if current is None or view.document is None:
+            return
+        total = sum(t.errors for t in turns.turns)
+        before = sum(t.errors for t in turns.turns if t.number < current.number)
+        blocks = view.document.blocks[: view.document.current + 1]
+        position = min(total, before + sum(1 for b in blocks if b.kind == "error"))
+        tail = " (from the top again)" if wrapped else ""
+        self.notify(f"Failed tool call {position} of {total}: turn {current.number}{tail}")
 
     def action_toggle_all_events(self) -> None:
         self.show_all = not self.show_all
+        if self.show_all:
+            self.notify("All events: on (ignorable and unknown records shown too)")
+        else:
+            self.notify("All events: off (the conversation only)")
+        self._update_info()
         turn = self.query_one(TurnList).current
         if turn is not None:
             self.show_turn(turn.number)
 
     def action_subagents(self) -> None:
+        """Pick a sub-agent: its own file (opened), or a turn whose sub-agent work is inline
+        (⑂, the cursor goes there)."""
         session = self.session
-        if session is None or not session.subagents:
-            self.notify("This session has no sub-agent files.")
+        if session is None:
+            return
+        turns = self.query_one(TurnList)
+        inline = [t for t in turns.turns if "⑂" in turns.marks.get(t.number, "")]
+        if not session.subagents and not inline:
+            self.notify("No sub-agent in this session: no sub-agent file, no inline sidechain.")
             return
         from klipui.screens.pick import PickScreen
 
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                self.klipui.open_session(path)
+        def chosen(choice: Path | int | None) -> None:
+            if isinstance(choice, Path):
+                self.klipui.open_session(choice)
+            elif isinstance(choice, int):
+                turns.cursor = choice
 
-        options = [(p.name, p) for p in session.subagents]
-        self.app.push_screen(PickScreen("Open a sub-agent session", options), chosen)
+        options: list[tuple[str, Path | int]] = [(f"file {p.name}", p) for p in session.subagents]
+        options += [
+            (f"turn {t.number}, inline ⑂ · {t.prompt}", turns.turns.index(t)) for t in inline
+        ]
+        title = "Open a sub-agent session" if not inline else "Sub-agents: files and inline work"
+        self.app.push_screen(PickScreen(title, options), chosen)
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -467,6 +524,17 @@ class SessionScreen(KlipuiScreen):
 
         self.app.push_screen(ClipScreen(session, sorted(turns.selected)))
 
+    def action_export(self) -> None:
+        if self.partial:
+            self.notify("Still reading the session; try again in a moment.")
+            return
+        if self.session is None:
+            return
+        from klipui.screens.export import ExportScreen
+
+        selected = sorted(self.query_one(TurnList).selected)
+        self.app.push_screen(ExportScreen(self.session, selected or None))
+
     def action_shrink(self) -> None:
         session = self.session
         if session is None:
@@ -481,9 +549,102 @@ class SessionScreen(KlipuiScreen):
 
         self.app.push_screen(ShrinkScreen(session, block))
 
+    # --- find ----------------------------------------------------------------------------------
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`f` is offered (footer, palette) only while the file is live."""
-        return not (action == "toggle_follow" and not self.live and not self.following)
+        if action == "step_match":  # n/N type into inputs, and move blocks when nothing is found
+            return bool(self.finder.matches) and not isinstance(self.focused, Input)
+        if action == "back_to_results":
+            return self.from_search and not isinstance(self.focused, Input)
+        if action == "toggle_follow":  # offered (footer, palette) only while the file is live
+            return self.live or self.following
+        return True
+
+    def action_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    def action_back_to_results(self) -> None:
+        self.app.pop_screen()
+
+    @on(FindBar.Changed)
+    def _find_changed(self, event: FindBar.Changed) -> None:
+        self.find(event.query)
+
+    @on(FindBar.Step)
+    def _find_step(self, event: FindBar.Step) -> None:
+        self.action_step_match(event.delta)
+
+    @on(FindBar.Closed)
+    def _find_closed(self, event: FindBar.Closed) -> None:
+        if event.hidden:
+            self.finder = MatchCursor([])
+            self.query_one(EventView).set_find(None)
+        self.query_one(EventView).focus()
+
+    def find(self, query: str, at: tuple[int, str] | None = None) -> None:
+        """Look for `query` in the session (in a worker), then go to the first match at or
+        after event seq and kind `at`, else after the current turn's start."""
+        if self.session is None or self.partial:
+            self._find_first = (query, at)
+            return
+        self.query_one(FindBar).set_status("finding…")
+        self._find_worker(self.session, query, at)
+
+    @work(thread=True, exclusive=True, group="session-find", exit_on_error=False)
+    def _find_worker(self, session: Session, query: str, at: tuple[int, str] | None) -> None:
+        matches = find_matches(session, query)
+        self.app.call_from_thread(self._found, session, query, matches, at)
+
+    def _found(
+        self, session: Session, query: str, matches: list[Match], at: tuple[int, str] | None
+    ) -> None:
+        if not self.is_attached or session is not self.session:
+            return
+        self.finder = MatchCursor(matches)
+        view = self.query_one(EventView)
+        view.set_find(term_pattern(find_terms(query)) if matches else None)
+        bar = self.query_one(FindBar)
+        if not matches:
+            bar.set_status("no match" if query.strip() else "")
+            return
+        if at is not None:
+            seq, kind = at
+            index = next((i for i, e in enumerate(session.events) if e.seq == seq), 0)
+            match = self.finder.first_from(index, kind)
+        else:
+            turn = self.query_one(TurnList).current
+            start = session.turns[turn.number - 1].start if turn is not None else 0
+            match = self.finder.first_from(start)
+        self._go_to(match)
+
+    def action_step_match(self, delta: int) -> None:
+        match, wrapped = self.finder.step(delta)
+        if match is None:
+            return
+        if wrapped:
+            where = "top" if delta > 0 else "bottom"
+            self.notify(f"Search wrapped to the {where} of the session.", timeout=2)
+        self._go_to(match, wrapped)
+
+    def _go_to(self, match: Match | None, wrapped: bool = False) -> None:
+        """Show the turn of `match` and scroll its event view to it."""
+        if match is None:
+            return
+        turns = self.query_one(TurnList)
+        index = next((i for i, t in enumerate(turns.turns) if t.number == match.turn), None)
+        if index is not None and turns.cursor != index:
+            turns.cursor = index
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._pending_turn = None
+        view = self.query_one(EventView)
+        shown = view.document
+        if shown is None or not any(b.event_index == match.event for b in shown.blocks):
+            self.show_turn(match.turn)
+        view.show_match(match.event, match.kind, match.occurrence)
+        status = self.finder.position() + (" · wrapped" if wrapped else "")
+        self.query_one(FindBar).set_status(status)
 
     # --- live follow -------------------------------------------------------------------------
 

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 BATCH_SECONDS = 0.1
 """How often the discovery worker hands rows to the table."""
+ARCHIVED_MARK = "⌂ "
+"""Before the title of a session kept in klipui's archive (its original is gone or older)."""
 WATCH_SECONDS = 2.0
 """How often the listed files are looked at for changes (a stat each)."""
 NEW_EVERY = 3
@@ -94,7 +96,7 @@ def ordered_rows(
     by_key: dict[str, SessionInfo] = {}
     for info in shown:
         by_key[str(info.path)] = info
-        if info.session_id:
+        if info.session_id and info.parent != info.session_id:  # not a sub-agent of that id
             by_key.setdefault(info.session_id, info)
     children: dict[str, list[SessionInfo]] = {}
     roots: list[SessionInfo] = []
@@ -160,14 +162,18 @@ class SessionsScreen(KlipuiScreen):
     HELP = (
         "Every session found. Figures marked `~` are estimates from the head of the file; "
         "they turn exact as a worker reads each file. Children (clipped sessions, sub-agents) "
-        "are listed under their parent. A file that could not be read shows its problem."
+        "are listed under their parent. A file that could not be read shows its problem. `f` "
+        "searches the text of every session (prompts, answers, thinking, tool calls, results)."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=False),
         Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("s", "next_sort", "Sort"),
-        Binding("r", "reverse_sort", "Reverse"),
+        Binding("f", "search", "Search text"),
+        Binding("o", "next_sort", "Sort"),
+        Binding("O", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
+        Binding("u", "usage", "Usage", show=False),
+        Binding("A", "archive", "Archive every session now", show=False),
         Binding("f5", "rescan", "Rescan", show=False),
         Binding("q", "app.quit", "Quit", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
@@ -357,8 +363,9 @@ class SessionsScreen(KlipuiScreen):
             )
             title.truncate(self.title_room + len(indent + branch) + 2, overflow="ellipsis")
         else:
-            label = one_line(clean_line(display_title(info)), self.title_room)
-            title = Text(indent + branch + label)
+            mark = ARCHIVED_MARK if info.archived else ""
+            label = one_line(clean_line(display_title(info)), self.title_room - len(mark))
+            title = Text.assemble(indent + branch, (mark, "bold cyan"), label)
         exact = info.exact
         if info.format is None:
             return [
@@ -446,6 +453,12 @@ class SessionsScreen(KlipuiScreen):
         box.display = True
         box.focus()
 
+    def action_search(self) -> None:
+        """Search the text of every session listed (prompts, answers, tool output)."""
+        from klipui.screens.search import SearchScreen
+
+        self.app.push_screen(SearchScreen(_discover_paths(self.sources)))
+
     def action_clear_filter(self) -> None:
         box = self.query_one("#session-filter", Input)
         if box.value or box.display:
@@ -492,6 +505,22 @@ class SessionsScreen(KlipuiScreen):
     def action_toggle_group(self) -> None:
         self.group = not self.group
         self.refresh_table()
+
+    def action_usage(self) -> None:
+        """Token usage of the listed sessions, per project and per day."""
+        from klipui.screens.usage import UsageScreen
+
+        self.app.push_screen(UsageScreen(list(self.infos.values()), _discover_paths(self.sources)))
+
+    def action_archive(self) -> None:
+        """Copy every agent's sessions into klipui's archive (rescan after, when it copied)."""
+        from klipui.screens.archive import ArchiveScreen
+
+        def after(copied: bool | None) -> None:
+            if copied:
+                self.action_rescan()
+
+        self.app.push_screen(ArchiveScreen(), after)
 
     def action_rescan(self) -> None:
         self._watch = None
