@@ -260,7 +260,7 @@ async def test_a_dsh_zstd_session_grows_by_frames(tmp_path: Path) -> None:
 
 
 async def test_fork_at_turn_n_then_the_child_resumes_in_its_agent(tmp_path: Path) -> None:
-    """`..2` in the interval bar, `k`, `w`: the child opens, and `Y` gives the child's resume."""
+    """`..2` in the interval bar, `w`, `w`: the child opens, and `Y` gives the child's resume."""
     from klipui.screens.clip import ClipScreen
 
     path, project = _installed_claude(tmp_path)
@@ -269,7 +269,7 @@ async def test_fork_at_turn_n_then_the_child_resumes_in_its_agent(tmp_path: Path
         screen = await _open(pilot, app)
         await pilot.press("colon", *"..2", "enter")
         assert screen.query_one(TurnList).selected == {1, 2}
-        await pilot.press("k")
+        await pilot.press("w")  # the clip preview
         await wait_for(pilot, lambda: isinstance(app.screen, ClipScreen) and app.screen.plan)
         plan = app.screen.plan
         await pilot.press("w")
