@@ -236,7 +236,9 @@ async def test_live_ends_when_the_file_stops_growing(tmp_path: Path, monkeypatch
         screen = await _open(pilot, app)
         _grow(path, LINES[12:20])
         await wait_for(pilot, lambda: "LIVE" in _info(screen))
+        assert screen.query_one("#session-info").has_class("-live")
         await wait_for(pilot, lambda: "LIVE" not in _info(screen), timeout=5)
+        assert not screen.query_one("#session-info").has_class("-live")
         assert screen.check_action("toggle_follow", ()) is False
 
 

@@ -664,6 +664,7 @@ class SessionScreen(KlipuiScreen):
         live = time.monotonic() < until
         if live != self.live:
             self.live = live
+            self.query_one("#session-info").set_class(live, "-live")
             self._update_info()
             self.refresh_bindings()
 
