@@ -104,7 +104,12 @@ async def test_a_truncated_file_is_read_again_with_a_notice(tmp_path: Path) -> N
         await wait_for(pilot, lambda: any("shorter" in n for n in _notes(app)))
 
 
-async def test_a_partial_last_line_is_not_reported_while_it_grows(tmp_path: Path) -> None:
+async def test_a_partial_last_line_is_not_reported_while_it_grows(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import klipui.session.follow as follow
+
+    monkeypatch.setattr(follow, "SETTLE", 600.0)  # a slow machine must not see the line settle
     path = tmp_path / "live.jsonl"
     path.write_bytes(b"".join(LINES[:12]) + LINES[12][:30])
     app = make_app(path, open_first=path)
