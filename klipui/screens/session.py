@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from klipui.session.follow import Change, Follower
     from klipui.session.resume import ResumeCommand
 
-POLL_SECONDS = 0.5
-"""How often a session's file is looked at for new records (a stat, then small reads)."""
+POLL_SECONDS = 0.25
+"""How often a session's file is looked at (a stat; a read when it moved)."""
 LIVE_SECONDS = 120.0
 """A file written this recently when it is opened counts as live."""
 SHOW_DELAY = 0.04
@@ -706,7 +706,7 @@ class SessionScreen(KlipuiScreen):
                 self.app.call_from_thread(self._followed, change, looks)
         finally:
             spent = time.monotonic() - started
-            self.app.call_from_thread(self._polled, started + max(POLL_SECONDS, 4 * spent))
+            self.app.call_from_thread(self._polled, started + 4 * spent)
 
     def _polled(self, next_poll: float) -> None:
         """A poll ended: the next one not before `next_poll`, so that merging a big session
