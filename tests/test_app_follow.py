@@ -59,7 +59,7 @@ async def test_new_turns_appear_and_are_counted_when_out_of_view(tmp_path: Path)
         assert "LIVE" in _info(screen)
 
 
-async def test_f_follows_the_newest_event_until_the_user_moves_away(tmp_path: Path) -> None:
+async def test_l_follows_the_newest_event_until_the_user_moves_away(tmp_path: Path) -> None:
     path = tmp_path / "live.jsonl"
     path.write_bytes(b"".join(LINES[:12]))
     os.utime(path, (FIXED_NOW - 10, FIXED_NOW - 10))  # written 10 s before the app's "now"
@@ -70,7 +70,7 @@ async def test_f_follows_the_newest_event_until_the_user_moves_away(tmp_path: Pa
         view = screen.query_one(EventView)
         assert "LIVE" in _info(screen)
         assert screen.check_action("toggle_follow", ()) is True  # f is offered
-        await pilot.press("f")
+        await pilot.press("L")
         assert screen.following
         _grow(path, LINES[12:40])
         await wait_for(pilot, lambda: len(turns.turns) >= 4)
@@ -144,18 +144,18 @@ async def test_y_copies_the_exact_resume_command(tmp_path: Path) -> None:
         assert any(app.clipboard in n for n in _notes(app))
 
 
-async def test_r_names_a_missing_cli_and_shows_the_command(tmp_path: Path, monkeypatch) -> None:
+async def test_c_names_a_missing_cli_and_shows_the_command(tmp_path: Path, monkeypatch) -> None:
     path, _ = _installed_claude(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     app = make_app(path, open_first=path)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await _open(pilot, app)
-        await pilot.press("R")
+        await pilot.press("C")
         (note,) = [n for n in _notes(app) if "PATH" in n]
         assert "`claude`" in note and f"claude --resume {CLAUDE_ID}" in note
 
 
-async def test_r_runs_the_agent_in_the_project_folder_and_comes_back(
+async def test_c_runs_the_agent_in_the_project_folder_and_comes_back(
     tmp_path: Path, monkeypatch
 ) -> None:
     path, project = _installed_claude(tmp_path)
@@ -177,7 +177,7 @@ async def test_r_runs_the_agent_in_the_project_folder_and_comes_back(
     monkeypatch.setattr(app, "suspend", suspend)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await _open(pilot, app)
-        await pilot.press("R")
+        await pilot.press("C")
         await pilot.pause()
         assert suspended == [True]
         assert record.read_text().split() == [str(project), "--resume", CLAUDE_ID]
@@ -185,13 +185,13 @@ async def test_r_runs_the_agent_in_the_project_folder_and_comes_back(
         assert isinstance(app.screen, SessionScreen)
 
 
-async def test_r_refuses_a_session_of_no_agent_with_the_reason(tmp_path: Path) -> None:
+async def test_c_refuses_a_session_of_no_agent_with_the_reason(tmp_path: Path) -> None:
     path = tmp_path / "chat.jsonl"
     path.write_text('{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "yo"}\n')
     app = make_app(path, open_first=path)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await _open(pilot, app)
-        await pilot.press("R")
+        await pilot.press("C")
         assert any("no agent" in n for n in _notes(app))
 
 
@@ -285,7 +285,7 @@ async def test_fork_at_turn_n_then_the_child_resumes_in_its_agent(tmp_path: Path
         )
         child = app.screen
         await wait_for(pilot, lambda: child.session is not None)
-        assert any("R continues it in Claude Code" in n for n in _notes(app))
+        assert any("C continues it in Claude Code" in n for n in _notes(app))
         await pilot.press("Y")
         assert plan.path.parent == path.parent and plan.path.stem != CLAUDE_ID
         assert app.clipboard == f"cd {project} && claude --resume {plan.path.stem}"
@@ -315,7 +315,7 @@ async def test_a_rewritten_file_redraws_the_turn_under_the_cursor(tmp_path: Path
         assert "Turn one" not in shown()
 
 
-async def test_r_without_a_terminal_to_hand_over_shows_the_command(
+async def test_c_without_a_terminal_to_hand_over_shows_the_command(
     tmp_path: Path, monkeypatch
 ) -> None:
     path, project = _installed_claude(tmp_path)
@@ -328,7 +328,7 @@ async def test_r_without_a_terminal_to_hand_over_shows_the_command(
     app = make_app(path, open_first=path)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:  # headless: no suspend
         await _open(pilot, app)
-        await pilot.press("R")
+        await pilot.press("C")
         await pilot.pause()
         (note,) = [n for n in _notes(app) if "Run:" in n]
         assert f"cd {project} && claude --resume {CLAUDE_ID}" in note
