@@ -182,12 +182,12 @@ def _live_copy(claude: Path) -> tuple[Path, list[bytes]]:
 
 
 def follow_steps(rest: list[bytes]) -> Step:
-    """Press `L`, then the agent writes the rest of the session: the newest event in view."""
+    """Press `f`, then the agent writes the rest of the session: the newest event in view."""
 
     async def follow(pilot: Pilot) -> None:
         await _session_loaded(pilot)
         screen = pilot.app.screen
-        await pilot.press("L")
+        await pilot.press("f")
         with screen.path.open("ab") as out:
             out.write(b"".join(rest))
         await _settle(pilot, lambda: len(screen.session.turns) > 1)

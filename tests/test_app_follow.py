@@ -59,7 +59,7 @@ async def test_new_turns_appear_and_are_counted_when_out_of_view(tmp_path: Path)
         assert "LIVE" in _info(screen)
 
 
-async def test_l_follows_the_newest_event_until_the_user_moves_away(tmp_path: Path) -> None:
+async def test_f_follows_the_newest_event_until_the_user_moves_away(tmp_path: Path) -> None:
     path = tmp_path / "live.jsonl"
     path.write_bytes(b"".join(LINES[:12]))
     os.utime(path, (FIXED_NOW - 10, FIXED_NOW - 10))  # written 10 s before the app's "now"
@@ -70,7 +70,7 @@ async def test_l_follows_the_newest_event_until_the_user_moves_away(tmp_path: Pa
         view = screen.query_one(EventView)
         assert "LIVE" in _info(screen)
         assert screen.check_action("toggle_follow", ()) is True  # f is offered
-        await pilot.press("L")
+        await pilot.press("f")
         assert screen.following
         _grow(path, LINES[12:40])
         await wait_for(pilot, lambda: len(turns.turns) >= 4)

@@ -140,7 +140,7 @@ class SessionScreen(KlipuiScreen):
         "sessions; `m` shows every event, the ignorable ones included. `/` finds text in the "
         "session (tool results included): `n`/`N` go to the next/previous match across turns, "
         "wrapping around. A file that grows is followed: LIVE in the header, new turns and "
-        "events appear within a second; `L` (offered while the file is live) follows the newest "
+        "events appear within a second; `f` (offered while the file is live) follows the newest "
         "event like `tail -f` (scrolled away, the header counts the new events instead). `C` "
         "continues the session in its agent (Claude Code, Codex, pi, dsh) and comes back when "
         "the agent exits; `Y` copies that command. Fork at turn N = `..N` in the interval bar "
@@ -160,7 +160,7 @@ class SessionScreen(KlipuiScreen):
         Binding("n", "step_match(1)", "Next match", priority=True),
         Binding("N", "step_match(-1)", "Previous match", priority=True, key_display="N"),
         Binding("escape", "back_to_results", "Back to results", priority=True),
-        Binding("L", "toggle_follow", "Follow"),
+        Binding("f", "toggle_follow", "Follow"),
         Binding("C", "continue_in_agent", "Continue in agent", show=False),
         Binding("Y", "copy_resume", "Copy resume command", show=False),
         Binding("q,backspace", "back", "Back"),
@@ -191,7 +191,7 @@ class SessionScreen(KlipuiScreen):
         self.partial = False
         """True while only the head of a big file is shown (its first turns)."""
         self.following = False
-        """`L`: keep the newest event in view while the file grows."""
+        """`f`: keep the newest event in view while the file grows."""
         self.live = False
         """The file grew in the last `LIVE_SECONDS` (or had been written that recently when it
         was opened)."""
@@ -316,7 +316,7 @@ class SessionScreen(KlipuiScreen):
         if self.live:
             parts.insert(0, "● LIVE")
             if self.unseen:
-                parts.append(f"{plural(self.unseen, 'new event')} (L)")
+                parts.append(f"{plural(self.unseen, 'new event')} (f)")
             elif self.following:
                 parts.append("following")
         if session.subagents:
@@ -766,7 +766,7 @@ class SessionScreen(KlipuiScreen):
                 turns.cursor = len(turns.turns) - 1
                 self.show_turn(len(turns.turns))
                 self.query_one(EventView).show_end()
-            self.notify("Following: new events scroll into view (L stops).")
+            self.notify("Following: new events scroll into view (f stops).")
         else:
             self.notify("Not following: new events are counted in the header.")
         self._update_info()
