@@ -42,7 +42,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
     {
         "107-valgrind-helgrind-race",
         "112-podman-build-scratch-timeout",
-        "37-pip-install-resolution-conflict",
         "51-npm-outdated-all-long",
         "94-psql-explain-analyze-subplan",
     }

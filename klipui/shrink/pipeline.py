@@ -740,10 +740,6 @@ TIES_CHARS = 2_000_000
 alike (a scan of the lines; bigger outputs go by the reducer's direction alone)."""
 
 
-RESERVE_SHARE = 8
-"""A plan over budget is first fit to all but `1 / RESERVE_SHARE` of it, left to salience."""
-
-
 def _ties_by_salience(name: str, relevance: object, lines: Lines) -> bool:
     return relevance is None and name not in ("semantic", "size") and len(lines.text) <= TIES_CHARS
 
@@ -804,11 +800,6 @@ def _fit(
         *_total(pieces, layout), max_chars, max_rows
     ):
         relevance = _salience_of(pieces, lines, hint, max_chars)
-    if max_chars and name != "semantic" and not _within(*_total(pieces, layout), max_chars, 0):
-        # a plan over budget leaves a share of it to the salience fill (both ends, signals):
-        # a reducer may have recognised the text only in part
-        reserved = max_chars - max_chars // RESERVE_SHARE
-        pieces = _drop_by_priority(pieces, layout, reserved, max_rows, direction, relevance)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names

@@ -164,8 +164,9 @@ def _templates(text: str) -> list[bytes]:
     return shapes
 
 
-def _family(line: str) -> bytes:
-    """The template of `line` without its names, paths and quoted strings."""
+def family(line: str) -> bytes:
+    """The template of `line` without its names, paths and quoted strings: lines that say the
+    same thing about different things share it."""
     bare = _NAMES.sub("", line).encode("utf-8", "surrogatepass")
     return bare.translate(None, _TEMPLATE_DROP)
 
@@ -321,7 +322,7 @@ class Scores:
             g = groups[k]
             if g == b"" and value < STRONG:
                 continue  # lines of only digits, rules or white space, repeated
-            families.setdefault((_family(reps[k]), value), []).append(g)
+            families.setdefault((family(reps[k]), value), []).append(g)
         spread: dict[bytes, int] = {}
         for (_, value), members in families.items():
             lo = min(first[g] for g in members)
