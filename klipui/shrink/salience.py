@@ -49,6 +49,8 @@ PLAN_STEP = 150
 PLAN_LINES = 400
 """Lines of one kept piece of a region's plan that are ranked (the rest come from both ends)."""
 HEADING = 700
+DEFINITION = 720
+"""A definition in code (`class Undefined:`, `path:12:def f(`): a heading of code."""
 WEAK = 600
 REPEATED = 500
 """The middle lines of a repeated template that carries a strong signal."""
@@ -110,6 +112,10 @@ STRONG_WORDS = (
     "broken", "reject", "forbidden", "unauthori", "permission", "err!", "errno",
 )  # fmt: skip
 """Words of trouble, lower case, each a prefix of the words it stands for (`fail`: failed)."""
+COMMON_SHARE = 0.25
+"""In search results, a signal word found on more than this share of the distinct lines is what
+was searched for (`grep -rn undefined`), not a sign of trouble."""
+_SEARCH = re.compile(r"^\s*(?:grep|egrep|rg|ag|ack|git\s+grep|findstr|select-string)\b")
 INSIDE_NAMES = ("error", "exception")
 """Signal words also found inside a name (`ValueError`, `NullPointerException`)."""
 WEAK_WORDS = (
@@ -141,6 +147,13 @@ _HEADING = re.compile(
     r"|\[[^\]\n]{1,60}\]$|[$+>] \S|==> |---+ \S|\S[^\n]{0,60} [=-]{3,}$)",
     re.MULTILINE,
 )
+_DEFINITION = re.compile(
+    r"^(?:[^\s:]+:\d+[:-])?[ \t]*(?:(?:export|pub|async|public|private|static|abstract|default)"
+    r"[ \t]+)*(?:class|def|function|fn|func|struct|interface|trait|enum|impl|module|type)[ \t]+"
+    r"[A-Za-z_$][\w$]*[ \t]*[(:<{=\[]",
+    re.MULTILINE,
+)
+"""A definition in code, or in a grep match of code: `class Undefined:`, `path:12:def f(`."""
 _ZERO = re.compile(
     r"\b(?:errors?|failures?|failed|failing|fatal|warnings?|skipped|conflicts?|problems?"
     r"|missing|broken|crash\w*|leaks?|vulnerabilit\w*|issues?)\b[ \t]*[:=]?[ \t]*0\b(?![.\d])"
@@ -240,18 +253,30 @@ def _emphatic(original: str, start: int, end: int) -> bool:
     return len(line.split()) <= 6
 
 
+def searching(hint: Hint) -> bool:
+    """True for the results of a search (a grep-like tool or command)."""
+    tool = (hint.tool or "").lower()
+    return tool in ("grep", "search", "rg") or bool(_SEARCH.match(hint.command or ""))
+
+
 def _signals(
-    lowered: str, original: str, starts: list[int], reps: list[str]
+    lowered: str, original: str, starts: list[int], reps: list[str], searching: bool = False
 ) -> tuple[set[int], set[int]]:
     """Lines with a strong signal word used as a report, and lines that only mention one; a word
     in a count of zero or a denial (`0 errors`, `Failures: 0`, `no errors`) does not count."""
     strong: set[int] = set()
     mentions: set[int] = set()
-    for line, spans in _word_hits(lowered, STRONG_WORDS, starts, INSIDE_NAMES).items():
+    found = _word_hits(lowered, STRONG_WORDS, starts, INSIDE_NAMES)
+    lines_of: Counter[str] = Counter()
+    for spans in found.values():
+        lines_of.update({lowered[start:end] for start, end in spans})
+    # in search results, a word on a large share of the lines is what was searched for
+    common = {w for w, c in lines_of.items() if searching and c > COMMON_SHARE * len(reps)}
+    for line, spans in found.items():
         zero = [m.span() for m in _ZERO.finditer(reps[line].lower())]
         offset = starts[line]
         for start, end in sorted(spans):
-            if any(a <= start - offset < b for a, b in zero):
+            if any(a <= start - offset < b for a, b in zero) or lowered[start:end] in common:
                 continue
             if _emphatic(original, start, end):
                 strong.add(line)
@@ -292,8 +317,8 @@ class Scores:
         if len(lowered) != len(rep_text):
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
         tool = (self.hint.tool or "").lower()
-        reading = any(word in tool for word in READ_TOOLS)
-        strong, mentions = _signals(lowered, rep_text, rep_starts, reps)
+        reading = any(word in tool for word in READ_TOOLS) or searching(self.hint)
+        strong, mentions = _signals(lowered, rep_text, rep_starts, reps, searching(self.hint))
         codes = _code_lines(rep_text, rep_starts)
         strong |= {k for k, letter in codes.items() if letter in "EF"}
         weak = set(_word_hits(lowered, WEAK_WORDS, rep_starts)) | set(codes) | mentions
@@ -301,11 +326,13 @@ class Scores:
         summary = _lines_matching(_SUMMARY, counted, reps)
         exits = _lines_matching(_EXIT, _word_hits(lowered, EXIT_WORDS, rep_starts), reps)
         headings = _hits(_HEADING, rep_text, rep_starts)
+        definitions = _hits(_DEFINITION, rep_text, rep_starts)
         rules = _hits(_RULE, rep_text, rep_starts)
         signal = RARE + 20 if reading else STRONG
         group_score: dict[int, int] = {}
         for found, value in (
             (headings, HEADING),
+            (definitions, DEFINITION),
             (weak, WEAK if not reading else BLOCK),
             (strong, signal),
             (summary, SUMMARY if not reading else HEADING),
