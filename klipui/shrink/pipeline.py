@@ -744,10 +744,34 @@ def _ties_by_salience(name: str, relevance: object, lines: Lines) -> bool:
     return relevance is None and name not in ("semantic", "size") and len(lines.text) <= TIES_CHARS
 
 
-def _salience_of(pieces: Sequence[_Piece], lines: Lines, hint: Hint, max_chars: int) -> list[float]:
+def _protect(
+    pieces: list[_Piece], layout: _Layout, score: dict[int, int], max_chars: int
+) -> list[_Piece]:
+    """The plan with the last summaries and exit statuses salience finds (`MAX_PROTECTED` of
+    them, each shorter than a tenth of the budget), added at the plan's top priority where no
+    piece covers them: how a run ended is never the first thing a reducer's plan drops."""
+    top = max(piece.priority for piece in pieces)
+    starts = [piece.start for piece in pieces]
+    found = sorted(i for i, value in score.items() if value >= salience.SUMMARY)
+    added: list[_Piece] = []
+    for i in found[-MAX_PROTECTED:]:
+        k = bisect_right(starts, i) - 1
+        if k >= 0 and i < max(pieces[k].end, pieces[k].start + 1):
+            continue
+        cost = layout.line_cost(i)
+        if not max_chars or cost <= max_chars // 10:
+            added.append(_Piece(i, i + 1, top, None, cost, 1))
+    if not added:
+        return pieces
+    return sorted([*pieces, *added], key=lambda piece: (piece.start, piece.end))
+
+
+MAX_PROTECTED = 4
+
+
+def _salience_of(pieces: Sequence[_Piece], score: dict[int, int]) -> list[float]:
     """The highest salience of a line of each piece (a summary by the lines it stands for):
     among pieces a reducer ranks alike, the least salient go first."""
-    score = salience.Scores(lines, hint, max_chars).score
     starts = [piece.start for piece in pieces]
     best = [0.0] * len(pieces)
     for i, value in score.items():
@@ -799,7 +823,10 @@ def _fit(
     if _ties_by_salience(name, relevance, lines) and not _within(
         *_total(pieces, layout), max_chars, max_rows
     ):
-        relevance = _salience_of(pieces, lines, hint, max_chars)
+        scores = salience.Scores(lines, hint, max_chars).score
+        pieces = _protect(pieces, layout, scores, max_chars)
+        planned = len(pieces)
+        relevance = _salience_of(pieces, scores)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
