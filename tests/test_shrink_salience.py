@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_shrink_properties import check_idempotent, check_rules
 
 from klipui.shrink import Budget, Hint, Keep, reducer_chain, segments, shrink
-from klipui.shrink.salience import FLOOR_SHARE, Scores
+from klipui.shrink.salience import FLOOR_SHARE, HEAD_FLOOR_SHARE, Scores
 from klipui.shrink.text import split, split_lines
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -67,14 +67,15 @@ def test_recall_never_below_head_tail_at_the_case_budget(case: Path) -> None:
 
 
 def _floor_lines(text: str, max_chars: int) -> set[int]:
-    """The lines entirely within `max_chars // FLOOR_SHARE` characters of either end."""
+    """The lines entirely within `max_chars // HEAD_FLOOR_SHARE` characters of the start or
+    `max_chars // FLOOR_SHARE` of the end."""
     lines = split(text)
-    share = max_chars // FLOOR_SHARE
+    head, share = max_chars // HEAD_FLOOR_SHARE, max_chars // FLOOR_SHARE
     total = lines.starts[len(lines)]
     return {
         i
         for i in range(len(lines))
-        if lines.starts[i + 1] <= share or lines.starts[i] >= total - share
+        if lines.starts[i + 1] <= head or lines.starts[i] >= total - share
     }
 
 

@@ -61,8 +61,11 @@ DISTINCT = 300
 BLOCK = 200
 
 FLOOR_SHARE = 6
-"""Each end's floor is `budget // FLOOR_SHARE` characters of whole lines, taken before anything
-else; the next as many characters from each end rank at `END_BAND`."""
+HEAD_FLOOR_SHARE = 9
+"""The tail's floor is `budget // FLOOR_SHARE` characters of whole lines, the head's
+`budget // HEAD_FLOOR_SHARE` (the end of an output says how it ended more often than its start
+says what matters), taken before anything else; the next as many characters from each end rank
+at `END_BAND`."""
 _NAMES = re.compile(
     r"\"[^\"\n]*\"|'[^'\n]*'|‘[^’\n]*’|“[^”\n]*”|`[^`\n]*`|\S*[/\\]\S*|\b\w*[_.]\w+"
 )
@@ -540,10 +543,11 @@ def _ends_order(n: int, hint: Hint) -> Iterator[int]:
                 head += 1
 
 
-def _end_lines(lines: Lines, share: int) -> tuple[list[int], list[int]]:
-    """The lines within `share` characters of the start, and of the end (last first)."""
+def _end_lines(lines: Lines, head_share: int, share: int) -> tuple[list[int], list[int]]:
+    """The lines within `head_share` characters of the start, and within `share` of the end
+    (last first)."""
     starts, n = lines.starts, len(lines)
-    head_end = bisect_right(starts, share) - 1
+    head_end = bisect_right(starts, head_share) - 1
     tail_start = bisect_right(starts, max(0, starts[n] - share))
     return list(range(min(head_end, n))), list(range(n - 1, max(tail_start, 0) - 1, -1))
 
@@ -559,9 +563,10 @@ def _interleave(head: list[int], tail: list[int]) -> Iterator[int]:
 def order(
     lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region] = ()
 ) -> Iterator[int]:
-    """Line indices of `lines`: first those a head+tail cut of a third of the budget keeps
-    (`budget_chars // FLOOR_SHARE` at each end), then the most salient, then every line from
-    both ends inwards (a line may come twice; the pipeline skips what it already keeps).
+    """Line indices of `lines`: first those a head+tail cut of under a third of the budget keeps
+    (`budget_chars // FLOOR_SHARE` at the end, `// HEAD_FLOOR_SHARE` at the start), then the most
+    salient, then every line from both ends inwards (a line may come twice; the pipeline skips
+    what it already keeps).
 
     In `regions` a reducer recognised, its plan decides: the lines it keeps at its top priority
     rank just below strong signals, its other kept lines as weak signals, and the lines it drops
@@ -571,14 +576,15 @@ def order(
     if not n:
         return
     share = budget_chars // FLOOR_SHARE if budget_chars else 0
+    head_share = budget_chars // HEAD_FLOOR_SHARE if budget_chars else 0
     if share:
-        yield from _interleave(*_end_lines(lines, share))
+        yield from _interleave(*_end_lines(lines, head_share, share))
     scores = Scores(lines, hint, budget_chars)
     for region in regions:
         if region.reducer:
             _follow_plan(scores, region)
     if share:
-        head, tail = _end_lines(lines, 2 * share)
+        head, tail = _end_lines(lines, 2 * head_share, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
             scores._raise(i, END_BAND - rank // 8 if rank < 80 else END_BAND - 10)
     yield from _by_score(scores.score)
