@@ -751,19 +751,29 @@ def _protect(
     them, each shorter than a tenth of the budget), added at the plan's top priority where no
     piece covers them: how a run ended is never the first thing a reducer's plan drops."""
     top = max(piece.priority for piece in pieces)
-    starts = [piece.start for piece in pieces]
     found = sorted(i for i, value in score.items() if value >= salience.SUMMARY)
-    added: list[_Piece] = []
     for i in found[-MAX_PROTECTED:]:
-        k = bisect_right(starts, i) - 1
-        if k >= 0 and i < max(pieces[k].end, pieces[k].start + 1):
-            continue
         cost = layout.line_cost(i)
-        if not max_chars or cost <= max_chars // 10:
-            added.append(_Piece(i, i + 1, top, None, cost, 1))
-    if not added:
-        return pieces
-    return sorted([*pieces, *added], key=lambda piece: (piece.start, piece.end))
+        if max_chars and cost > max_chars // 10:
+            continue
+        starts = [piece.start for piece in pieces]
+        k = bisect_right(starts, i) - 1
+        if k < 0 or i >= max(pieces[k].end, pieces[k].start + 1):
+            pieces.insert(k + 1, _Piece(i, i + 1, top, None, cost, 1))
+            continue
+        piece = pieces[k]
+        if piece.summary is not None or piece.priority >= top:
+            continue
+        # the line leaves the piece that holds it, at the top priority
+        parts = [
+            (piece.start, i, piece.priority),
+            (i, i + 1, top),
+            (i + 1, piece.end, piece.priority),
+        ]
+        pieces[k : k + 1] = [
+            _Piece(a, b, p, None, layout.keep_cost(a, b), b - a) for a, b, p in parts if a < b
+        ]
+    return pieces
 
 
 MAX_PROTECTED = 4
