@@ -68,9 +68,10 @@ says what matters), taken before anything else; the next as many characters from
 at `END_BAND`."""
 _NAMES = re.compile(
     r"\"[^\"\n]*\"|'[^'\n]*'|‘[^’\n]*’|“[^”\n]*”|`[^`\n]*`|\S*[/\\]\S*|\b\w*[_.]\w+"
+    r"|\b[A-Z][a-z0-9]+[A-Z]\w*"
 )
-"""Quoted strings, paths and dotted or snake_case names: what varies between lines that say the
-same thing about different things."""
+"""Quoted strings, paths, dotted, snake_case and CamelCase names: what varies between lines that
+say the same thing about different things."""
 REPETITIVE = 0.3
 """Share of lines in templates seen at least 3 times above which a unique template is rare."""
 MAX_BLOCK_STARTS = 4_000
