@@ -31,6 +31,9 @@ MEANINGS = {
     "scroll_end": "last",
     "clip": "child",
     "write": "child",
+    "filter": "find text",
+    "find": "find text",
+    "query": "find text",
 }
 
 

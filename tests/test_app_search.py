@@ -46,7 +46,7 @@ async def test_a_hit_opens_its_session_at_the_event_and_escape_comes_back(
     app = make_app(folder)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        await pilot.press("f")
+        await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
         search = app.screen
         await pilot.press(*"wombat mismatch")
@@ -79,7 +79,7 @@ async def test_tools_can_be_left_out_of_the_results(tmp_path: Path) -> None:
     app = make_app(folder)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        await pilot.press("f")
+        await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
         search = app.screen
         await pilot.press(*"quagga")
@@ -130,7 +130,7 @@ async def test_find_bar_steps_across_turns_and_wraps_around() -> None:
         assert any("wrapped" in n.message for n in app._notifications)
 
 
-async def test_n_moves_blocks_when_nothing_is_found() -> None:
+async def test_n_only_steps_matches_and_braces_move_blocks() -> None:
     app = make_app(PI, open_first=PI)
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await _session(pilot, app)
@@ -138,8 +138,10 @@ async def test_n_moves_blocks_when_nothing_is_found() -> None:
         view.focus()
         before = view.document.current
         await pilot.press("n")
-        assert view.document.current == before + 1
+        assert view.document.current == before
         assert not screen.finder.matches
+        await pilot.press("right_curly_bracket")
+        assert view.document.current == before + 1
 
 
 async def test_find_in_a_ten_megabyte_result(tmp_path: Path) -> None:
@@ -165,7 +167,7 @@ async def test_search_works_on_the_demo_sessions() -> None:
     app = KlipuiApp(Sources(demo=True), now=1_800_000_000.0)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        await pilot.press("f")
+        await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
         search = app.screen
         await pilot.press(*"ROUND_HALF_EVEN")

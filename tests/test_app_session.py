@@ -132,7 +132,7 @@ async def test_event_view_blocks_navigation_and_folding() -> None:
         await pilot.pause()
         assert view.current_block.collapsed
         assert view.virtual_size.height < rows
-        await pilot.press("n", "p")
+        await pilot.press("right_curly_bracket", "left_curly_bracket")
         assert view.current_block.kind in ("result", "error")
 
 

@@ -26,7 +26,7 @@ async def _usage(pilot) -> None:
 
     app = pilot.app
     await settle(pilot, app)
-    await pilot.press("u")
+    await pilot.press("U")
     await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen))
     await wait_for(pilot, lambda: app.screen.by_day is not None)
     await settle(pilot, app)

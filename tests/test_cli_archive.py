@@ -123,7 +123,7 @@ async def test_archive_from_the_app_with_progress_then_rescan(sealed_home: Path)
     app = KlipuiApp(Sources(fallback_to_demo=False), now=1_800_000_000.0)
     async with app.run_test(size=(140, 30)) as pilot:
         await settle(pilot, app)
-        await pilot.press("A")
+        await pilot.press("B")
         await wait_for(pilot, lambda: isinstance(app.screen, ArchiveScreen))
         dialog = app.screen
         await wait_for(pilot, lambda: dialog.result is not None)

@@ -275,7 +275,7 @@ async def test_usage_screen_per_project_and_day(tmp_path: Path) -> None:
     app = make_app(folder)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot, app)
-        await pilot.press("u")
+        await pilot.press("U")
         await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen))
         screen = app.screen
         await wait_for(pilot, lambda: screen.by_day is not None)

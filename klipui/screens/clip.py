@@ -322,7 +322,7 @@ class ClipScreen(KlipuiScreen):
             if isinstance(screen, SessionsScreen):
                 screen.add_session(info)
         agent = f" in {info.agent}" if info.agent else ""
-        self.notify(f"Wrote {path}. R continues it{agent}.", title="klipui", markup=False)
+        self.notify(f"Wrote {path}. C continues it{agent}.", title="klipui", markup=False)
         self.app.pop_screen()
         self.klipui.open_session(path)
 

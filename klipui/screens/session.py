@@ -19,18 +19,18 @@ from klipui.screens.base import KlipuiScreen
 from klipui.search.find import Match, MatchCursor, find_matches, find_terms, term_pattern
 from klipui.session.display import clean_line
 from klipui.session.model import Session
-
-if TYPE_CHECKING:
-    from klipui.session.follow import Change, Follower
-    from klipui.session.resume import ResumeCommand
 from klipui.widgets.event_view import EventView
 from klipui.widgets.find_bar import FindBar
 from klipui.widgets.format import human_count, human_size, plural
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
 
-POLL_SECONDS = 0.5
-"""How often a session's file is looked at for new records (a stat, then small reads)."""
+if TYPE_CHECKING:
+    from klipui.session.follow import Change, Follower
+    from klipui.session.resume import ResumeCommand
+
+POLL_SECONDS = 0.25
+"""How often a session's file is looked at (a stat; a read when it moved)."""
 LIVE_SECONDS = 120.0
 """A file written this recently when it is opened counts as live."""
 SHOW_DELAY = 0.04
@@ -141,10 +141,10 @@ class SessionScreen(KlipuiScreen):
         "session (tool results included): `n`/`N` go to the next/previous match across turns, "
         "wrapping around. A file that grows is followed: LIVE in the header, new turns and "
         "events appear within a second; `f` (offered while the file is live) follows the newest "
-        "event like `tail -f` (scrolled away, the header counts the new events instead). `R` "
+        "event like `tail -f` (scrolled away, the header counts the new events instead). `C` "
         "continues the session in its agent (Claude Code, Codex, pi, dsh) and comes back when "
         "the agent exits; `Y` copies that command. Fork at turn N = `..N` in the interval bar "
-        "(`:`), `w`, `w`, then `R` on the child."
+        "(`:`), `w`, `w`, then `C` on the child."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
@@ -161,7 +161,7 @@ class SessionScreen(KlipuiScreen):
         Binding("N", "step_match(-1)", "Previous match", priority=True, key_display="N"),
         Binding("escape", "back_to_results", "Back to results", priority=True),
         Binding("f", "toggle_follow", "Follow"),
-        Binding("R", "continue_in_agent", "Resume in agent", show=False),
+        Binding("C", "continue_in_agent", "Continue in agent", show=False),
         Binding("Y", "copy_resume", "Copy resume command", show=False),
         Binding("q,backspace", "back", "Back"),
     ]
@@ -664,6 +664,7 @@ class SessionScreen(KlipuiScreen):
         live = time.monotonic() < until
         if live != self.live:
             self.live = live
+            self.query_one("#session-info").set_class(live, "-live")
             self._update_info()
             self.refresh_bindings()
 
@@ -705,7 +706,7 @@ class SessionScreen(KlipuiScreen):
                 self.app.call_from_thread(self._followed, change, looks)
         finally:
             spent = time.monotonic() - started
-            self.app.call_from_thread(self._polled, started + max(POLL_SECONDS, 4 * spent))
+            self.app.call_from_thread(self._polled, started + 4 * spent)
 
     def _polled(self, next_poll: float) -> None:
         """A poll ended: the next one not before `next_poll`, so that merging a big session
@@ -800,17 +801,20 @@ class SessionScreen(KlipuiScreen):
             return
         import subprocess
 
+        from textual.app import SuspendNotSupported
+
         try:
             with self.app.suspend():
                 finished = subprocess.run(list(command.argv), cwd=command.cwd, check=False)
         except OSError as error:
             self.notify(f"{command.program}: {error.strerror or error}", severity="error")
             return
-        except Exception as error:  # a terminal that cannot be suspended (a test driver, Windows)
-            self.notify(f"Cannot suspend klipui here ({error}). Run: {command.display()}")
+        except SuspendNotSupported:  # no terminal to hand over (a test driver, a web app)
+            self.notify(f"klipui cannot step aside here. Run: {command.display()}", timeout=15)
             return
         how = "exited" if finished.returncode == 0 else f"exited with {finished.returncode}"
-        self.notify(f"{command.agent} {how}; back in klipui.")
+        note = f" ({command.note})" if command.note else ""
+        self.notify(f"{command.agent} {how}; back in klipui.{note}", timeout=10 if note else None)
 
     def action_copy_resume(self) -> None:
         """Copy the exact resume command to the clipboard, and show it."""

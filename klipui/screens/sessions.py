@@ -162,18 +162,19 @@ class SessionsScreen(KlipuiScreen):
     HELP = (
         "Every session found. Figures marked `~` are estimates from the head of the file; "
         "they turn exact as a worker reads each file. Children (clipped sessions, sub-agents) "
-        "are listed under their parent. A file that could not be read shows its problem. `f` "
-        "searches the text of every session (prompts, answers, thinking, tool calls, results)."
+        "are listed under their parent. A file that could not be read shows its problem. `S` "
+        "searches the text of every session (prompts, answers, thinking, tool calls, results); "
+        "`U` shows token usage per project and day; `B` backs every session up into the archive."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=False),
         Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("f", "search", "Search text"),
+        Binding("S", "search", "Search text"),
         Binding("o", "next_sort", "Sort"),
         Binding("O", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
-        Binding("u", "usage", "Usage", show=False),
-        Binding("A", "archive", "Archive every session now", show=False),
+        Binding("U", "usage", "Usage", show=False),
+        Binding("B", "archive", "Archive every session now", show=False),
         Binding("f5", "rescan", "Rescan", show=False),
         Binding("q", "app.quit", "Quit", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),

@@ -322,8 +322,8 @@ def _is_partial(problem: Problem) -> bool:
 class Follower:
     """Follows one session file: `poll()` looks once and says what changed."""
 
-    def __init__(self, session: Session, *, settle: float = SETTLE) -> None:
-        self.settle = settle
+    def __init__(self, session: Session, *, settle: float | None = None) -> None:
+        self.settle = SETTLE if settle is None else settle
         self._start(session)
 
     def _start(self, session: Session) -> None:

@@ -56,7 +56,7 @@ class EventView(LineView):
 
     BINDING_GROUP_TITLE = "Events"
     HELP = (
-        "The events of the current turn. `n`/`p` move between blocks, `]`/`[` between tool "
+        "The events of the current turn. `}`/`{` move between blocks, `]`/`[` between tool "
         "results, Enter folds or unfolds a block (thinking starts folded), `t` unfolds every "
         "thinking block. Long outputs are drawn only where you look, so they scroll at any size."
     )
@@ -85,8 +85,8 @@ class EventView(LineView):
     EventView > .event-view--match-current { background: $warning; color: $background; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "block(1)", "Next block", show=False),
-        Binding("p", "block(-1)", "Prev block", show=False),
+        Binding("right_curly_bracket", "block(1)", "Next block", show=False, key_display="}"),
+        Binding("left_curly_bracket", "block(-1)", "Prev block", show=False, key_display="{"),
         Binding("right_square_bracket", "result(1)", "Next result", key_display="]"),
         Binding("left_square_bracket", "result(-1)", "Prev result", show=False, key_display="["),
         Binding("enter", "fold", "Fold/unfold"),
