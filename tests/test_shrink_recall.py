@@ -5,6 +5,7 @@ broken by salience, the last summary kept by a plan, and the reducers' grouping 
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -260,3 +261,80 @@ def test_a_kept_last_line_keeps_its_newline() -> None:
     assert out.content.endswith(lines[-1] + "\n")
     check_rules(text, out, Budget(max_chars=600))
     check_idempotent(out, Hint(tool="bash"), Budget(max_chars=600))
+
+
+# the rules hold for any plan the salience ties and the protected lines rework ---------------------
+
+
+class _RandomPlan:
+    """A reducer whose plan is drawn by hypothesis: pieces in order, random priorities."""
+
+    name = "drawn"
+
+    def __init__(self, cuts: list[int], priorities: list[int]) -> None:
+        self.cuts = cuts
+        self.priorities = priorities
+
+    @staticmethod
+    def detect(text: str, hint: Hint) -> bool:
+        return True
+
+    def reduce(self, text: str, hint: Hint, budget: Budget) -> list[Keep]:
+        n = len(split_lines(text))
+        bounds = sorted({min(c, n) for c in self.cuts} | {0, n})
+        pieces = [(a, b) for a, b in pairwise(bounds) if a < b]
+        return [
+            Keep(a, b, self.priorities[k % len(self.priorities)])
+            for k, (a, b) in enumerate(pieces)
+            if k % 3 != 1  # some lines in no piece
+        ]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.lists(
+        st.sampled_from(
+            [
+                "step copied chunk",
+                "ERROR: checksum mismatch in chunk 7",
+                "done: 40 copied, 1 failed",
+                "",
+                "process exited with status 2",
+                "x" * 300,
+            ]
+        ),
+        min_size=1,
+        max_size=200,
+    ),
+    cuts=st.lists(st.integers(0, 200), max_size=30),
+    priorities=st.lists(st.integers(0, 5), min_size=1, max_size=6),
+    max_chars=st.integers(80, 2500),
+    max_lines=st.sampled_from([0, 5, 40]),
+)
+def test_rules_hold_for_drawn_plans_over_budget(
+    rows: list[str], cuts: list[int], priorities: list[int], max_chars: int, max_lines: int
+) -> None:
+    text = "\n".join(f"{i:03} {row}" for i, row in enumerate(rows)) + "\n"
+    budget = Budget(max_chars=max_chars, max_lines=max_lines)
+    hint = Hint(tool="bash")
+    out = shrink(text, hint, budget, only=["drawn"], extra=[_RandomPlan(cuts, priorities)])
+    check_rules(text, out, budget)
+    check_idempotent(out, hint, budget)
+
+
+def test_a_failed_image_build_keeps_its_base_image() -> None:
+    lines = ["STEP 1/60: FROM docker.io/library/python:3.11-slim AS build"]
+    for k in range(2, 60):
+        lines += [f"STEP {k}/60: RUN make part{k}", f"building part{k}", "--> Using cache 3f2a9c1d"]
+        lines += [f"--> {k:02}ab{k:02}cd{k:02}ef"]
+    lines += [
+        "STEP 60/60: RUN make check",
+        "tests/run.sh: line 12: pytest: command not found",
+        'Error: building at STEP "RUN make check": while running runtime: exit status 127',
+    ]
+    text = "\n".join(lines)
+    budget = Budget(max_chars=1200)
+    out = shrink(text, Hint(tool="bash", command="podman build ."), budget)
+    assert out.strategy.startswith("docker")
+    assert lines[0] in out.content and lines[-1] in out.content
+    check_rules(text, out, budget)
