@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_shrink_properties import check_idempotent, check_rules
 
 from klipui.shrink import Budget, Hint, Keep, reducer_chain, segments, shrink
-from klipui.shrink.salience import FLOOR_SHARE, Scores
+from klipui.shrink.salience import FLOOR_SHARE, HEAD_FLOOR_SHARE, Scores
 from klipui.shrink.text import split, split_lines
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -40,9 +40,7 @@ def _routine(count: int, seed: int = 7) -> list[str]:
 
 KNOWN_BELOW_HEAD_TAIL = frozenset(
     {
-        "107-valgrind-helgrind-race",
         "112-podman-build-scratch-timeout",
-        "37-pip-install-resolution-conflict",
         "51-npm-outdated-all-long",
         "94-psql-explain-analyze-subplan",
     }
@@ -69,14 +67,15 @@ def test_recall_never_below_head_tail_at_the_case_budget(case: Path) -> None:
 
 
 def _floor_lines(text: str, max_chars: int) -> set[int]:
-    """The lines entirely within `max_chars // FLOOR_SHARE` characters of either end."""
+    """The lines entirely within `max_chars // HEAD_FLOOR_SHARE` characters of the start or
+    `max_chars // FLOOR_SHARE` of the end."""
     lines = split(text)
-    share = max_chars // FLOOR_SHARE
+    head, share = max_chars // HEAD_FLOOR_SHARE, max_chars // FLOOR_SHARE
     total = lines.starts[len(lines)]
     return {
         i
         for i in range(len(lines))
-        if lines.starts[i + 1] <= share or lines.starts[i] >= total - share
+        if lines.starts[i + 1] <= head or lines.starts[i] >= total - share
     }
 
 

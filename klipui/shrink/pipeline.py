@@ -780,18 +780,48 @@ TIES_CHARS = 2_000_000
 alike (a scan of the lines; bigger outputs go by the reducer's direction alone)."""
 
 
-RESERVE_SHARE = 8
-"""A plan over budget is first fit to all but `1 / RESERVE_SHARE` of it, left to salience."""
-
-
 def _ties_by_salience(name: str, relevance: object, lines: Lines) -> bool:
     return relevance is None and name not in ("semantic", "size") and len(lines.text) <= TIES_CHARS
 
 
-def _salience_of(pieces: Sequence[_Piece], lines: Lines, hint: Hint, max_chars: int) -> list[float]:
+def _protect(
+    pieces: list[_Piece], layout: _Layout, score: dict[int, int], max_chars: int
+) -> list[_Piece]:
+    """The plan with the last summaries and exit statuses salience finds (`MAX_PROTECTED` of
+    them, each shorter than a tenth of the budget), added at the plan's top priority where no
+    piece covers them: how a run ended is never the first thing a reducer's plan drops."""
+    top = max(piece.priority for piece in pieces)
+    found = sorted(i for i, value in score.items() if value >= salience.SUMMARY)
+    for i in found[-MAX_PROTECTED:]:
+        cost = layout.line_cost(i)
+        if max_chars and cost > max_chars // 10:
+            continue
+        starts = [piece.start for piece in pieces]
+        k = bisect_right(starts, i) - 1
+        if k < 0 or i >= max(pieces[k].end, pieces[k].start + 1):
+            pieces.insert(k + 1, _Piece(i, i + 1, top, None, cost, 1))
+            continue
+        piece = pieces[k]
+        if piece.summary is not None or piece.priority >= top:
+            continue
+        # the line leaves the piece that holds it, at the top priority
+        parts = [
+            (piece.start, i, piece.priority),
+            (i, i + 1, top),
+            (i + 1, piece.end, piece.priority),
+        ]
+        pieces[k : k + 1] = [
+            _Piece(a, b, p, None, layout.keep_cost(a, b), b - a) for a, b, p in parts if a < b
+        ]
+    return pieces
+
+
+MAX_PROTECTED = 4
+
+
+def _salience_of(pieces: Sequence[_Piece], score: dict[int, int]) -> list[float]:
     """The highest salience of a line of each piece (a summary by the lines it stands for):
     among pieces a reducer ranks alike, the least salient go first."""
-    score = salience.Scores(lines, hint, max_chars).score
     starts = [piece.start for piece in pieces]
     best = [0.0] * len(pieces)
     for i, value in score.items():
@@ -843,12 +873,10 @@ def _fit(
     if _ties_by_salience(name, relevance, lines) and not _within(
         *_total(pieces, layout), max_chars, max_rows
     ):
-        relevance = _salience_of(pieces, lines, hint, max_chars)
-    if max_chars and name != "semantic" and not _within(*_total(pieces, layout), max_chars, 0):
-        # a plan over budget leaves a share of it to the salience fill (both ends, signals):
-        # a reducer may have recognised the text only in part
-        reserved = max_chars - max_chars // RESERVE_SHARE
-        pieces = _drop_by_priority(pieces, layout, reserved, max_rows, direction, relevance)
+        scores = salience.Scores(lines, hint, max_chars).score
+        pieces = _protect(pieces, layout, scores, max_chars)
+        planned = len(pieces)
+        relevance = _salience_of(pieces, scores)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names

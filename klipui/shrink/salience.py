@@ -49,6 +49,8 @@ PLAN_STEP = 150
 PLAN_LINES = 400
 """Lines of one kept piece of a region's plan that are ranked (the rest come from both ends)."""
 HEADING = 700
+DEFINITION = 720
+"""A definition in code (`class Undefined:`, `path:12:def f(`): a heading of code."""
 WEAK = 600
 REPEATED = 500
 """The middle lines of a repeated template that carries a strong signal."""
@@ -59,13 +61,17 @@ DISTINCT = 300
 BLOCK = 200
 
 FLOOR_SHARE = 6
-"""Each end's floor is `budget // FLOOR_SHARE` characters of whole lines, taken before anything
-else; the next as many characters from each end rank at `END_BAND`."""
+HEAD_FLOOR_SHARE = 9
+"""The tail's floor is `budget // FLOOR_SHARE` characters of whole lines, the head's
+`budget // HEAD_FLOOR_SHARE` (the end of an output says how it ended more often than its start
+says what matters), taken before anything else; the next as many characters from each end rank
+at `END_BAND`."""
 _NAMES = re.compile(
     r"\"[^\"\n]*\"|'[^'\n]*'|‘[^’\n]*’|“[^”\n]*”|`[^`\n]*`|\S*[/\\]\S*|\b\w*[_.]\w+"
+    r"|\b[A-Z][a-z0-9]+[A-Z]\w*"
 )
-"""Quoted strings, paths and dotted or snake_case names: what varies between lines that say the
-same thing about different things."""
+"""Quoted strings, paths, dotted, snake_case and CamelCase names: what varies between lines that
+say the same thing about different things."""
 REPETITIVE = 0.3
 """Share of lines in templates seen at least 3 times above which a unique template is rare."""
 MAX_BLOCK_STARTS = 4_000
@@ -110,6 +116,10 @@ STRONG_WORDS = (
     "broken", "reject", "forbidden", "unauthori", "permission", "err!", "errno",
 )  # fmt: skip
 """Words of trouble, lower case, each a prefix of the words it stands for (`fail`: failed)."""
+COMMON_SHARE = 0.25
+"""In search results, a signal word found on more than this share of the distinct lines is what
+was searched for (`grep -rn undefined`), not a sign of trouble."""
+_SEARCH = re.compile(r"^\s*(?:grep|egrep|rg|ag|ack|git\s+grep|findstr|select-string)\b")
 INSIDE_NAMES = ("error", "exception")
 """Signal words also found inside a name (`ValueError`, `NullPointerException`)."""
 WEAK_WORDS = (
@@ -141,6 +151,13 @@ _HEADING = re.compile(
     r"|\[[^\]\n]{1,60}\]$|[$+>] \S|==> |---+ \S|\S[^\n]{0,60} [=-]{3,}$)",
     re.MULTILINE,
 )
+_DEFINITION = re.compile(
+    r"^(?:[^\s:]+:\d+[:-])?[ \t]*(?:(?:export|pub|async|public|private|static|abstract|default)"
+    r"[ \t]+)*(?:class|def|function|fn|func|struct|interface|trait|enum|impl|module|type)[ \t]+"
+    r"[A-Za-z_$][\w$]*[ \t]*[(:<{=\[]",
+    re.MULTILINE,
+)
+"""A definition in code, or in a grep match of code: `class Undefined:`, `path:12:def f(`."""
 _ZERO = re.compile(
     r"\b(?:errors?|failures?|failed|failing|fatal|warnings?|skipped|conflicts?|problems?"
     r"|missing|broken|crash\w*|leaks?|vulnerabilit\w*|issues?)\b[ \t]*[:=]?[ \t]*0\b(?![.\d])"
@@ -164,8 +181,9 @@ def _templates(text: str) -> list[bytes]:
     return shapes
 
 
-def _family(line: str) -> bytes:
-    """The template of `line` without its names, paths and quoted strings."""
+def family(line: str) -> bytes:
+    """The template of `line` without its names, paths and quoted strings: lines that say the
+    same thing about different things share it."""
     bare = _NAMES.sub("", line).encode("utf-8", "surrogatepass")
     return bare.translate(None, _TEMPLATE_DROP)
 
@@ -239,18 +257,30 @@ def _emphatic(original: str, start: int, end: int) -> bool:
     return len(line.split()) <= 6
 
 
+def searching(hint: Hint) -> bool:
+    """True for the results of a search (a grep-like tool or command)."""
+    tool = (hint.tool or "").lower()
+    return tool in ("grep", "search", "rg") or bool(_SEARCH.match(hint.command or ""))
+
+
 def _signals(
-    lowered: str, original: str, starts: list[int], reps: list[str]
+    lowered: str, original: str, starts: list[int], reps: list[str], searching: bool = False
 ) -> tuple[set[int], set[int]]:
     """Lines with a strong signal word used as a report, and lines that only mention one; a word
     in a count of zero or a denial (`0 errors`, `Failures: 0`, `no errors`) does not count."""
     strong: set[int] = set()
     mentions: set[int] = set()
-    for line, spans in _word_hits(lowered, STRONG_WORDS, starts, INSIDE_NAMES).items():
+    found = _word_hits(lowered, STRONG_WORDS, starts, INSIDE_NAMES)
+    lines_of: Counter[str] = Counter()
+    for spans in found.values():
+        lines_of.update({lowered[start:end] for start, end in spans})
+    # in search results, a word on a large share of the lines is what was searched for
+    common = {w for w, c in lines_of.items() if searching and c > COMMON_SHARE * len(reps)}
+    for line, spans in found.items():
         zero = [m.span() for m in _ZERO.finditer(reps[line].lower())]
         offset = starts[line]
         for start, end in sorted(spans):
-            if any(a <= start - offset < b for a, b in zero):
+            if any(a <= start - offset < b for a, b in zero) or lowered[start:end] in common:
                 continue
             if _emphatic(original, start, end):
                 strong.add(line)
@@ -291,8 +321,8 @@ class Scores:
         if len(lowered) != len(rep_text):
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
         tool = (self.hint.tool or "").lower()
-        reading = any(word in tool for word in READ_TOOLS)
-        strong, mentions = _signals(lowered, rep_text, rep_starts, reps)
+        reading = any(word in tool for word in READ_TOOLS) or searching(self.hint)
+        strong, mentions = _signals(lowered, rep_text, rep_starts, reps, searching(self.hint))
         codes = _code_lines(rep_text, rep_starts)
         strong |= {k for k, letter in codes.items() if letter in "EF"}
         weak = set(_word_hits(lowered, WEAK_WORDS, rep_starts)) | set(codes) | mentions
@@ -300,11 +330,13 @@ class Scores:
         summary = _lines_matching(_SUMMARY, counted, reps)
         exits = _lines_matching(_EXIT, _word_hits(lowered, EXIT_WORDS, rep_starts), reps)
         headings = _hits(_HEADING, rep_text, rep_starts)
+        definitions = _hits(_DEFINITION, rep_text, rep_starts)
         rules = _hits(_RULE, rep_text, rep_starts)
         signal = RARE + 20 if reading else STRONG
         group_score: dict[int, int] = {}
         for found, value in (
             (headings, HEADING),
+            (definitions, DEFINITION),
             (weak, WEAK if not reading else BLOCK),
             (strong, signal),
             (summary, SUMMARY if not reading else HEADING),
@@ -321,7 +353,7 @@ class Scores:
             g = groups[k]
             if g == b"" and value < STRONG:
                 continue  # lines of only digits, rules or white space, repeated
-            families.setdefault((_family(reps[k]), value), []).append(g)
+            families.setdefault((family(reps[k]), value), []).append(g)
         spread: dict[bytes, int] = {}
         for (_, value), members in families.items():
             lo = min(first[g] for g in members)
@@ -512,10 +544,11 @@ def _ends_order(n: int, hint: Hint) -> Iterator[int]:
                 head += 1
 
 
-def _end_lines(lines: Lines, share: int) -> tuple[list[int], list[int]]:
-    """The lines within `share` characters of the start, and of the end (last first)."""
+def _end_lines(lines: Lines, head_share: int, share: int) -> tuple[list[int], list[int]]:
+    """The lines within `head_share` characters of the start, and within `share` of the end
+    (last first)."""
     starts, n = lines.starts, len(lines)
-    head_end = bisect_right(starts, share) - 1
+    head_end = bisect_right(starts, head_share) - 1
     tail_start = bisect_right(starts, max(0, starts[n] - share))
     return list(range(min(head_end, n))), list(range(n - 1, max(tail_start, 0) - 1, -1))
 
@@ -531,9 +564,10 @@ def _interleave(head: list[int], tail: list[int]) -> Iterator[int]:
 def order(
     lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region] = ()
 ) -> Iterator[int]:
-    """Line indices of `lines`: first those a head+tail cut of a third of the budget keeps
-    (`budget_chars // FLOOR_SHARE` at each end), then the most salient, then every line from
-    both ends inwards (a line may come twice; the pipeline skips what it already keeps).
+    """Line indices of `lines`: first those a head+tail cut of under a third of the budget keeps
+    (`budget_chars // FLOOR_SHARE` at the end, `// HEAD_FLOOR_SHARE` at the start), then the most
+    salient, then every line from both ends inwards (a line may come twice; the pipeline skips
+    what it already keeps).
 
     In `regions` a reducer recognised, its plan decides: the lines it keeps at its top priority
     rank just below strong signals, its other kept lines as weak signals, and the lines it drops
@@ -543,14 +577,15 @@ def order(
     if not n:
         return
     share = budget_chars // FLOOR_SHARE if budget_chars else 0
+    head_share = budget_chars // HEAD_FLOOR_SHARE if budget_chars else 0
     if share:
-        yield from _interleave(*_end_lines(lines, share))
+        yield from _interleave(*_end_lines(lines, head_share, share))
     scores = Scores(lines, hint, budget_chars)
     for region in regions:
         if region.reducer:
             _follow_plan(scores, region)
     if share:
-        head, tail = _end_lines(lines, 2 * share)
+        head, tail = _end_lines(lines, 2 * head_share, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
             scores._raise(i, END_BAND - rank // 8 if rank < 80 else END_BAND - 10)
     yield from _by_score(scores.score)

@@ -23,6 +23,7 @@ from klipui.shrink.reducers._patterns import (
     line_regex,
     sample,
 )
+from klipui.shrink.salience import family
 
 name = "install"
 describe = "results, errors and warnings kept, download progress dropped"
@@ -77,6 +78,8 @@ _WARNING = re.compile(
     r"|note: |hint: |.*\b\w*Warning: |.*\bdeprecated\b)",
 )
 _NPM_WARN = re.compile(r"^npm (?:warn|WARN|ERR!|error)\b")
+REPEATED_KIND = 3
+"""Warnings of one kind (names aside) from this many on keep their first and last."""
 _CONTINUATION = re.compile(r"^\s+\S")
 
 
@@ -108,6 +111,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     seen: set[str] = set()
     block_priority = 0
     previous = FLOOR
+    in_error = False
+    kinds: dict[bytes, list[int]] = {}
     noise_match = _NOISE.match
     top_match = _TOP.match
     for i, line in enumerate(text_lines):
@@ -115,6 +120,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             noise_kinds[_noise_kind(line)] += 1
             previous = 0
             block_priority = 0
+            in_error = False
             continue
         if top_match(line):
             p = TOP
@@ -133,13 +139,23 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
                 block_priority = p
         else:
             block_priority = 0
+        if p == HIGH:
+            in_error = True
+        elif in_error and p < MID and line.strip():
+            p = MID  # the lines that explain an error, up to the next progress line
         key = line.strip()
         if p < TOP and key in seen:
             p = FLOOR
         seen.add(key)
+        if p == MID:
+            kinds.setdefault(family(line), []).append(i)
         priority[i] = p
         previous = p
 
+    for same in kinds.values():
+        # one warning about many packages: its first and last stay, the others give way first
+        for i in same[1:-1] if len(same) >= REPEATED_KIND else ():
+            priority[i] = FLOOR + 1
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1)
     if noise_kinds:

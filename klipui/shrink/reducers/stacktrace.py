@@ -97,6 +97,9 @@ def is_dependency_frame(line: str) -> bool:
 _NOTICE = line_regex(
     r"^\s*\[?(?:warn|warning|error|fatal|critical|WARN|WARNING|ERROR|FATAL|CRITICAL|Warning|Error)\b",
 )
+MESSAGE_LINES = 3
+_TOOL_PREFIX = re.compile(r"^==\d+==|^--\d+--")
+"""valgrind's `==PID==` prefix: a line with nothing after it is blank."""
 _JAVA_FRAME = re.compile(r"^\s+at ((?:[a-z][\w$]*\.){2})[\w$.<>]+\(")
 _MORE = re.compile(r"^\s+\.\.\. \d+ ")
 _SCAN = named_union(header=_HEADER, frame=_FRAME, notice=_NOTICE)
@@ -149,6 +152,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     home = _java_home(text_lines, frames)
     for run in _frame_runs(text_lines, frames):
         _mark_run(text_lines, run, mark, home)
+        _mark_message(text_lines, run[0], mark)
     following = [*headers[1:], n]
     for k, i in enumerate(headers):
         if i in repeats:
@@ -247,6 +251,18 @@ def _mark_run(lines: list[str], run: list[int], mark: Mark, home: str | None) ->
             mark(j, MID)
         elif lines[j].strip():
             break
+
+
+def _mark_message(lines: list[str], first: int, mark: Mark) -> None:
+    """The lines just above a trace, back to a blank one, say what happened (valgrind's
+    `Possible data race ...`, `Locks held: none`, a log's message): the first ranks high."""
+    above = []
+    for j in range(first - 1, max(-1, first - 1 - MESSAGE_LINES), -1):
+        if not _TOOL_PREFIX.sub("", lines[j]).strip() or _FRAME.match(lines[j]):
+            break
+        above.append(j)
+    for j in above:
+        mark(j, HIGH if j == above[-1] else MID)
 
 
 def _mark_source(lines: list[str], i: int, p: int, mark: Mark) -> None:
