@@ -35,7 +35,7 @@ from typing import Any
 from klipui.conversation.merge import merge_consecutive
 from klipui.conversation.sanitize import human_size, sanitize_messages
 from klipui.conversation.walk import Message, parse_arguments
-from klipui.session.formats._values import json_text
+from klipui.session.formats import json_text
 from klipui.session.model import Event, Session
 
 NO_RESULT = "(no result recorded in the session)"

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from klipui.conversation.walk import Message
-from klipui.session.formats._values import base64_size
+from klipui.session.formats import base64_size
 
 MIN_BASE64 = 1024
 """Shortest base64 run (characters) that is replaced."""

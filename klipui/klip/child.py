@@ -3,7 +3,7 @@
 The flow: the session is lowered to events (`open_session`), the reindexer keeps the selected
 completed turns and cascades what their removal takes with it (`reindex_report`), the result is
 validated (`validate`), the kept events are mapped back to the parent's native records through
-`Event.origin`, and the format's child writer (`klipui.klip.children.<format>`) rewrites what a
+`Event.origin`, and the format's adapter (`klipui.session.formats.<format>`) rewrites what a
 new session needs: ids, parent links, header, title. The child is written atomically next to the
 parent and never over an existing file.
 
@@ -29,6 +29,7 @@ from klipui.klip.interval import KInterval, KIntervalError, parse_interval
 from klipui.klip.reindex import Drop, reindex_report
 from klipui.klip.rules import RuleTable, load_rules, rules_for_format
 from klipui.klip.surface import Violation, validate
+from klipui.session.formats import adapter
 from klipui.session.model import Event, Session, SourceChanged
 
 
@@ -221,17 +222,17 @@ def plan_child(
     path = output_path(out, default, child_id) if out is not None else default
     title = title_for(session, report.turns)
     try:
-        body = module.build(ChildSource(session, kept, seed, child_id, moment, title, replacements))
+        body = module.build_child(
+            ChildSource(session, kept, seed, child_id, moment, title, replacements)
+        )
     except SourceChanged as error:
         raise ClipError(str(error)) from None
     except (OSError, ValueError) as error:
         raise ClipError(f"{session.path}: cannot read the records back: {error}") from None
-    placement = getattr(module, "placement", None)
-    if placement is not None and out is None:
-        body.notes.append(placement(session, path))
-    compression = body.compression
-    if out is not None and session.format == "dsh":
-        compression = "zstd" if path.name.endswith(".zstd") else None
+    placement = module.placement(session, path) if out is None else None
+    if placement is not None:
+        body.notes.append(placement)
+    compression = body.compression if out is None else module.child_compression(path, body)
     return ChildPlan(
         source=Path(session.path),
         format=session.format,
@@ -255,21 +256,11 @@ def plan_child(
         warnings=[*interval.warnings(report.turn_count), *body.warnings],
         lines=body.lines,
         compression=compression,
-        title=title if module.TITLED else None,
+        title=title if module.titled else None,
         kept_events=len(seed),
         kept_records=body.records,
         mode=_permissions(session.path),
     )
-
-
-END_MARKS = {
-    "codex": "Codex wrote no task_complete for it",
-    "dsh": "the log has no turn/end for it",
-    "claude": "no final assistant reply was recorded",
-    "pi": "no final assistant reply was recorded",
-    "messages": "no final assistant reply was recorded",
-}
-"""Why a format's turn counts as never ended."""
 
 
 def _nothing_ended(session: Session) -> str:
@@ -279,11 +270,27 @@ def _nothing_ended(session: Session) -> str:
         return f"{session.path}: no turn to clip (the session holds no prompt)"
     which = "its only turn" if count == 1 else f"none of its {count} turns"
     verb = "never ended" if count == 1 else "ended"
-    why = END_MARKS.get(session.format, "it never ended")
+    why = _end_mark(session.format)
     return (
         f"{session.path}: no completed turn to clip: {which} {verb} ({why}; still running, or "
         "stopped mid-turn); --include-unfinished clips it as it is"
     )
+
+
+def _end_mark(format_name: str) -> str:
+    """How the format's agent marks a turn's end, said as why one counts as never ended."""
+    try:
+        return adapter(format_name).end_mark
+    except KeyError:
+        return "it never ended"
+
+
+def _native_events(format_name: str) -> bool:
+    """True when the format's records already are session events (validated with folding)."""
+    try:
+        return adapter(format_name).native_events
+    except KeyError:
+        return False
 
 
 def output_path(out: Path | str, default: Path, child_id: str) -> Path:
@@ -314,7 +321,7 @@ def _validate(
     seqs: dict[Any, int],
 ) -> tuple[list[Violation], list[Violation]]:
     """The child's violations, split into new ones and those the parent already had."""
-    fold = session.format == "dsh"
+    fold = _native_events(session.format)
     found = validate(seed, fold=fold)
     if not found:
         return [], []

@@ -14,7 +14,6 @@ the input, so treat both as read-only (as the session model does).
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -310,15 +309,7 @@ def _scan(
     drops: list[Drop] | None,
     include_open: bool = False,
 ) -> ReindexReport:
-    # The scan allocates one dict per kept event and no reference cycles: pausing the cyclic
-    # collector keeps its full passes over a growing heap from making the cost superlinear.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _scan_log(events, selection, table, drops, include_open)
-    finally:
-        if enabled:
-            gc.enable()
+    return _scan_log(events, selection, table, drops, include_open)
 
 
 def _scan_log(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -213,9 +212,6 @@ class SessionScreen(KlipuiScreen):
         except Exception as error:  # an unreadable file is reported on screen, not raised
             self.app.call_from_thread(self._failed, f"{self.path}: {error}")
             return
-        # A big session is millions of long-lived objects: keep them out of the cyclic
-        # collector's full passes, which otherwise stall key handling now and then.
-        gc.freeze()
         self.app.call_from_thread(self._loaded, session, {})
         marks = turn_marks(session)
         self.app.call_from_thread(self.query_one(TurnList).set_marks, marks)

@@ -23,10 +23,10 @@ from typing import Any
 
 import orjson
 
-from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts, first_line, iter_block_texts
 from klipui.session.formats._values import text_or_none
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.tokens import estimate_tokens
 from klipui.session.turns import build_turns
 
 name = "dsh"

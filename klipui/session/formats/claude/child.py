@@ -23,6 +23,7 @@ every `parentUuid` is null), after the last compact boundary.
 
 from __future__ import annotations
 
+import copy
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,8 +33,9 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, child_title_text, last_turn_ending
-from klipui.session.formats._native import kept_records
+from klipui.session.adapter import ChildBody, ChildSource
+from klipui.session.childkit import child_title_text, last_turn_ending
+from klipui.session.formats._native import kept_records, replace_result_blocks
 from klipui.session.model import Event, Session
 
 TITLED = True
@@ -391,3 +393,11 @@ def _rewrite(line: bytes, value: dict[str, Any], changes: list[tuple[str, Any, A
             return dumps(changed)
         out = out.replace(pattern, b'"' + key.encode() + b'":' + dumps(new))
     return out
+
+
+def replace_result(value: Any, call_id: str, text: str) -> Any | None:
+    """A copy of `value` whose `tool_result` block for `call_id` reads `text`, or None."""
+    value = copy.deepcopy(value)
+    if isinstance(value, dict) and replace_result_blocks(value.get("message"), call_id, text):
+        return value
+    return None

@@ -51,7 +51,6 @@ from klipui.session.blocks import first_line
 from klipui.session.files import open_regular
 from klipui.session.formats._native import ORIGINS, EventBuilder, kept_records, project_name
 from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines
-from klipui.session.jsonl import paused_gc
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -639,12 +638,11 @@ class _Lowerer:
 
 def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
     """Lower Claude Code lines to events and turns."""
-    with paused_gc():
-        lowerer = _Lowerer(Path(path), records)
-        events = lowerer.run()
-        turns = build_turns(events)
-        for turn in turns:
-            turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
+    lowerer = _Lowerer(Path(path), records)
+    events = lowerer.run()
+    turns = build_turns(events)
+    for turn in turns:
+        turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
     return Session(
         path=Path(path),
         format=name,

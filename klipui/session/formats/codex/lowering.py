@@ -47,7 +47,6 @@ from klipui.session.formats._values import (
     raw_lines,
     text_or_none,
 )
-from klipui.session.jsonl import paused_gc
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -383,12 +382,11 @@ def _parent(meta: dict[str, Any]) -> str | None:
 
 def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
     """Lower rollout lines to events and turns."""
-    with paused_gc():
-        lowerer = _Lowerer(records)
-        events = lowerer.run()
-        turns = build_turns(events)
-        for turn in turns:
-            turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
+    lowerer = _Lowerer(records)
+    events = lowerer.run()
+    turns = build_turns(events)
+    for turn in turns:
+        turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
     meta = lowerer.header.get("payload") if lowerer.header else None
     meta = meta if isinstance(meta, dict) else {}
     cwd = text_or_none(meta.get("cwd"))
