@@ -36,6 +36,7 @@ import orjson
 from klipui.session.adapter import ChildBody, ChildSource
 from klipui.session.childkit import child_title_text, last_turn_ending
 from klipui.session.formats._native import kept_records, replace_result_blocks
+from klipui.session.formats.claude import chain
 from klipui.session.model import Event, Session
 
 TITLED = True
@@ -83,7 +84,7 @@ def build(source: ChildSource) -> ChildBody:
     blockers = _blockers(values, kept)
     namespace = uuid.UUID(source.child_id)
     uuids = _uuid_map(values, kept, namespace)
-    parents = _parents(values)
+    parents = chain.parents(values)
     raw = {i: session.record_bytes(i) for i in kept if i not in source.replacements}
     lines: list[bytes] = []
     leaf: str | None = None
@@ -333,27 +334,8 @@ def _uuid_map(values: list[Any], kept: list[int], namespace: uuid.UUID) -> dict[
     return out
 
 
-def _parents(values: list[Any]) -> dict[str, Any]:
-    """uuid → parentUuid (the logical parent for a root with one), over every line."""
-    out: dict[str, Any] = {}
-    for value in values:
-        own = value.get("uuid")
-        if isinstance(own, str) and own not in out:
-            parent = value.get("parentUuid")
-            out[own] = parent if parent is not None else value.get("logicalParentUuid")
-    return out
-
-
-def _nearest_kept(start: Any, uuids: dict[str, str], parents: dict[str, Any]) -> str | None:
-    """The new uuid of `start` or of its nearest kept ancestor (None when there is none)."""
-    node = start
-    seen: set[str] = set()
-    while isinstance(node, str) and node not in seen:
-        if node in uuids:
-            return uuids[node]
-        seen.add(node)
-        node = parents.get(node)
-    return None
+def _new_uuid(old: str | None, uuids: dict[str, str]) -> str | None:
+    return uuids[old] if old is not None else None
 
 
 def _changes(
@@ -370,7 +352,7 @@ def _changes(
     for key in _CHAIN_KEYS:
         old = value.get(key)
         if isinstance(old, str):
-            out.append((key, old, _nearest_kept(old, uuids, parents)))
+            out.append((key, old, _new_uuid(chain.nearest_kept(old, uuids, parents), uuids)))
     message_id = value.get("messageId")
     if isinstance(message_id, str) and message_id in uuids:
         out.append(("messageId", message_id, uuids[message_id]))
