@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from klipui.session.adapter import Adapter, check_adapter
-from klipui.session.formats import claude, codex, dsh, messages, pi
+from klipui.session.formats import claude, codex, dsh, messages, pi, qwen
 from klipui.session.formats._values import base64_size, dumps_json, json_text, without_non_finite
 
 
@@ -64,6 +64,7 @@ REGISTRY: tuple[Adapter, ...] = register(
     dsh.ADAPTER,
     pi.ADAPTER,
     codex.ADAPTER,
+    qwen.ADAPTER,
     claude.ADAPTER,
     messages.ADAPTER,
 )
