@@ -128,7 +128,13 @@ def sample_path(sample: str) -> Path:
 
 def agent_written() -> list[tuple[str, Path]]:
     """(agent, file) of every agent-written session."""
-    prefixes = {"claude_": "claude", "rollout-": "codex", "pi_": "pi", "dsh_": "dsh", "qwen_": "qwen"}
+    prefixes = {
+        "claude_": "claude",
+        "rollout-": "codex",
+        "pi_": "pi",
+        "dsh_": "dsh",
+        "qwen_": "qwen",
+    }
     out = []
     for path in sorted(AGENT_WRITTEN.glob("*.jsonl")):
         agent = next((a for p, a in prefixes.items() if path.name.startswith(p)), None)

@@ -1,5 +1,6 @@
 """Fidelity in the real agents: every child klipui writes is resumed by the agent that owns its
-format (Claude Code, Codex, pi, DeepSeek Harness, Qwen Code), offline against a loopback stand-in API.
+format (Claude Code, Codex, pi, DeepSeek Harness, Qwen Code), offline against a loopback stand-in
+API.
 
 For every sample its agent accepts as shipped (tests/fixtures/agent_acceptance.json), clipped
 with `..`, `1`, `-1`, `1..2`, a middle range with a `not`, and selections cutting through
