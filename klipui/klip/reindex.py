@@ -298,7 +298,7 @@ def _last_turn(events: list[Any], kind: str = "turn/end") -> int:
         if src["type"] == kind:
             data = src.get("data")
             turn = data.get("turn") if type(data) is dict else None
-            return int(turn) if _is_number(turn) else 0
+            return int(turn) if isinstance(turn, int | float) and _is_number(turn) else 0
     return 0
 
 
@@ -562,4 +562,5 @@ def _as_dict(event: Any) -> dict[str, Any]:
     to_dict = getattr(event, "to_dict", None)
     if to_dict is None:
         raise TypeError(f"expected a SessionEvent dict or Event, got {type(event).__name__}")
-    return to_dict()
+    converted: dict[str, Any] = to_dict()
+    return converted

@@ -384,7 +384,9 @@ def parse_lines(
             try:
                 value = loads(view[pos:stop])
             except orjson.JSONDecodeError:
-                value = _slow_line(data[pos:stop], path, first + number, has_newline, problems)
+                value = _slow_line(
+                    bytes(data[pos:stop]), path, first + number, has_newline, problems
+                )
                 if value is None:
                     pos = end + 1
                     continue

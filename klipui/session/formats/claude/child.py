@@ -194,7 +194,7 @@ def _complete_tool_pairs(values: list[Any], kept: set[int], notes: list[str]) ->
     for index in sorted(kept):
         for block in _blocks(values[index]):
             if block.get("type") == "tool_use":
-                added.update(i for i in results.get(block.get("id"), []) if i not in kept)
+                added.update(i for i in results.get(str(block.get("id")), []) if i not in kept)
     if added:
         notes.append(f"kept {len(added)} more tool result line(s) answering kept tool calls")
     kept = kept | added
@@ -205,7 +205,7 @@ def _complete_tool_pairs(values: list[Any], kept: set[int], notes: list[str]) ->
         if (
             pending
             and len(pending) == len(blocks)
-            and all(uses.get(b.get("tool_use_id")) not in kept for b in pending)
+            and all(uses.get(str(b.get("tool_use_id")), -1) not in kept for b in pending)
         ):
             orphans.add(index)
     if orphans:

@@ -756,7 +756,7 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
     raw = raw_lines(session, kept)
     values = [r.value if isinstance(r.value, dict) else {} for r in session.records]
     links = chain_parents(values)
-    kept_uuids = {values[i].get("uuid") for i in kept} - {None}
+    kept_uuids = {u for i in kept if isinstance(u := values[i].get("uuid"), str)}
     for index in kept:
         value = values[index]
         parent = value.get("parentUuid")

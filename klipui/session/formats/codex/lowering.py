@@ -341,7 +341,7 @@ class _Lowerer:
             group.data.setdefault(ORIGINS, [group.origin]).append(index)
         if call:
             self.out.answered(False)
-        elif payload.get("type") == "message":
+        elif payload.get("type") == "message" and self.group is not None:
             content = self.group.data["message"]["content"]
             self.out.answered(not any(b.get("type") == "tool-call" for b in content))
 
@@ -373,10 +373,12 @@ def _parent(meta: dict[str, Any]) -> str | None:
         return forked
     source = meta.get("source")
     if isinstance(source, dict):
-        spawn = (source.get("subagent") or {}) if isinstance(source.get("subagent"), dict) else {}
+        found = source.get("subagent")
+        spawn: dict[str, Any] = found if isinstance(found, dict) else {}
         thread = spawn.get("thread_spawn")
-        if isinstance(thread, dict) and isinstance(thread.get("parent_thread_id"), str):
-            return thread["parent_thread_id"]
+        parent = thread.get("parent_thread_id") if isinstance(thread, dict) else None
+        if isinstance(parent, str):
+            return parent
     return None
 
 

@@ -54,7 +54,8 @@ def replace_result(value: Any, call_id: str, text: str) -> Any | None:
     value = copy.deepcopy(value)
     if not isinstance(value, dict):
         return None
-    messages = value.get("messages") if isinstance(value.get("messages"), list) else [value]
+    found = value.get("messages")
+    messages: list[Any] = found if isinstance(found, list) else [value]
     done = False
     for message in messages:
         if not isinstance(message, dict):
