@@ -26,9 +26,10 @@ from typing import Any
 
 from klipui.klip.children import ChildSource, child_title_text, title_for, writer
 from klipui.klip.interval import KInterval, KIntervalError, parse_interval
-from klipui.klip.reindex import Drop, reindex_report
+from klipui.klip.reindex import Drop, ReindexReport, reindex_report
 from klipui.klip.rules import RuleTable, load_rules, rules_for_format
 from klipui.klip.surface import Violation, validate
+from klipui.session.adapter import Adapter, ChildBody
 from klipui.session.formats import adapter
 from klipui.session.model import Event, Session, SourceChanged
 
@@ -197,20 +198,10 @@ def plan_child(
     """
     session = load_session(source)
     interval = parse_interval(selection) if isinstance(selection, str) else selection
-    try:
-        module = writer(session.format)
-    except KeyError:
-        raise ClipError(f"{session.path}: no child writer for format {session.format}") from None
+    module = _writer(session)
     table = resolve_rules(session, rules)
     dicts = [event.to_dict() for event in session.events]
-    report = reindex_report(dicts, interval, table, include_open=include_unfinished)
-    if report.turn_count <= 0:
-        raise ClipError(_nothing_ended(session))
-    if not report.turns:
-        raise ClipError(
-            f"selection {str(interval)!r} keeps none of the {report.turn_count} turns",
-            interval.warnings(report.turn_count),
-        )
+    report = _selected(session, dicts, interval, table, include_unfinished)
     by_seq = {event.seq: event for event in session.events}
     kept = [by_seq[old] for old in report.seqs]
     seed = report.events
@@ -221,18 +212,8 @@ def plan_child(
     default = module.child_path(session, child_id, moment)
     path = output_path(out, default, child_id) if out is not None else default
     title = title_for(session, report.turns)
-    try:
-        body = module.build_child(
-            ChildSource(session, kept, seed, child_id, moment, title, replacements)
-        )
-    except SourceChanged as error:
-        raise ClipError(str(error)) from None
-    except (OSError, ValueError) as error:
-        raise ClipError(f"{session.path}: cannot read the records back: {error}") from None
-    placement = module.placement(session, path) if out is None else None
-    if placement is not None:
-        body.notes.append(placement)
-    compression = body.compression if out is None else module.child_compression(path, body)
+    body = _build(module, ChildSource(session, kept, seed, child_id, moment, title, replacements))
+    compression = _placed(module, session, path, body, out)
     return ChildPlan(
         source=Path(session.path),
         format=session.format,
@@ -242,11 +223,7 @@ def plan_child(
         turn_count=report.turn_count,
         turns=dict(report.turns),
         completed=report.completed,
-        unfinished={
-            turn: report.outcome(turn)
-            for turn in report.turns
-            if report.outcome(turn) != "completed"
-        },
+        unfinished={t: report.outcome(t) for t in report.turns if report.outcome(t) != "completed"},
         left_open=[t.number for t in session.turns if t.number > report.turn_count],
         dropped=report.cascade,
         violations=violations,
@@ -275,6 +252,57 @@ def _nothing_ended(session: Session) -> str:
         f"{session.path}: no completed turn to clip: {which} {verb} ({why}; still running, or "
         "stopped mid-turn); --include-unfinished clips it as it is"
     )
+
+
+def _writer(session: Session) -> Adapter:
+    """The adapter that writes children of the session's format (ClipError when none)."""
+    try:
+        return writer(session.format)
+    except KeyError:
+        raise ClipError(f"{session.path}: no child writer for format {session.format}") from None
+
+
+def _placed(
+    module: Adapter, session: Session, path: Path, body: ChildBody, out: Path | str | None
+) -> str | None:
+    """The child's compression; a note on where it lands when the adapter has one (its own
+    place only: `-o` is the user's choice)."""
+    if out is not None:
+        return module.child_compression(path, body)
+    placement = module.placement(session, path)
+    if placement is not None:
+        body.notes.append(placement)
+    return body.compression
+
+
+def _selected(
+    session: Session,
+    dicts: list[dict[str, Any]],
+    interval: KInterval,
+    table: RuleTable,
+    include_unfinished: bool,
+) -> ReindexReport:
+    """What the selection keeps of the session's events (ClipError when it keeps no turn)."""
+    report = reindex_report(dicts, interval, table, include_open=include_unfinished)
+    if report.turn_count <= 0:
+        raise ClipError(_nothing_ended(session))
+    if not report.turns:
+        raise ClipError(
+            f"selection {str(interval)!r} keeps none of the {report.turn_count} turns",
+            interval.warnings(report.turn_count),
+        )
+    return report
+
+
+def _build(module: Adapter, source: ChildSource) -> ChildBody:
+    """The adapter's child body (ClipError when the parent's records cannot be read back)."""
+    try:
+        return module.build_child(source)
+    except SourceChanged as error:
+        raise ClipError(str(error)) from None
+    except (OSError, ValueError) as error:
+        path = source.session.path
+        raise ClipError(f"{path}: cannot read the records back: {error}") from None
 
 
 def _end_mark(format_name: str) -> str:
