@@ -127,8 +127,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if not changed:
         return None
     # the preamble of `git show` or a mailed patch: commit, author, date, message
-    first = next((k for k in range(n) if priority[k] or lines[k].startswith("@@")), n)
-    for k in range(min(first, PREAMBLE)):
+    header_end = next((k for k in range(n) if priority[k] or lines[k].startswith("@@")), n)
+    for k in range(min(header_end, PREAMBLE)):
         if lines[k].strip():
             priority[k] = FILE
     for k, _ in changed:

@@ -182,8 +182,8 @@ def _sampled(value: Any, depth: int = 0) -> Any:
         result["..."] = f"{len(items) - OBJECT_KEEP:,} more keys omitted"
         return result
     if isinstance(value, str) and len(value) > STRING_MAX:
-        kept = safe_slice(value, STRING_MAX)
-        return f"{kept}... (+{plural(len(value) - len(kept), 'char')})"
+        head = safe_slice(value, STRING_MAX)
+        return f"{head}... (+{plural(len(value) - len(head), 'char')})"
     return value
 
 
