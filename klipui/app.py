@@ -135,6 +135,7 @@ class KlipuiApp(App[int]):
 
 def _runner(node: object, action: str):
     def run() -> None:
+        # Every node offering palette commands is a DOMNode, which has run_action.
         node.run_action(action)  # type: ignore[attr-defined]
 
     return run

@@ -247,3 +247,19 @@ def test_the_checks_catch_each_breach(tmp_path: Path) -> None:
     ]
     assert package_cycles(tree) == [["klipui.klip", "klipui.session"]]
     assert long_functions(tree, MAX_LINES) == ["klipui/shrink/__init__.py::g"]
+
+
+def test_every_type_ignore_says_why() -> None:
+    """A `type: ignore` carries its reason: a comment after it on its line, or on the line
+    above."""
+    bare = []
+    for path in sorted(ROOT.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            if "# type: ignore" not in line:
+                continue
+            after = line.split("# type: ignore", 1)[1]
+            above = lines[number - 1].strip() if number else ""
+            if "#" not in after and not above.startswith("#"):
+                bare.append(f"{path.relative_to(ROOT.parent)}:{number + 1}")
+    assert bare == []

@@ -154,6 +154,7 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
     cuts.update(compress(range(1, n), map(ne, priority[1:], priority[:-1])))
     bounds = sorted(cuts | {0, n})
     plan: Plan = [
+        # Fractional priorities rank top-level keys by size; Keep only compares them.
         Keep(start, end, priority[start])  # type: ignore[arg-type]
         for start, end in pairwise(bounds)
         if start < end
