@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, LoadingIndicator, Static
 
+from klipui.memory import return_freed_memory
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line
 from klipui.session.model import Session
@@ -196,6 +197,12 @@ class SessionScreen(KlipuiScreen):
             self._loaded(self.session, {})
         else:
             self.load_session()
+
+    def on_unmount(self) -> None:
+        """Let the session go with the screen (a finished load worker may keep the screen
+        object itself alive for a while, never its session), and its memory with it."""
+        self.session = None
+        self.app.call_later(return_freed_memory)
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < 100, "-narrow")
