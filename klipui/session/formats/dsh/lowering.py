@@ -103,7 +103,8 @@ def expand_row(value: dict[str, Any], origin: int | None = None) -> list[Event]:
     else:
         steps = list(data.get("dt") or ())
         steps += [0] * (len(chunks) - 1 - len(steps))
-        times = list(accumulate(steps[: max(len(chunks) - 1, 0)], initial=int(time0)))
+        start: Any = time0  # a number as the file has it (int or float)
+        times = list(accumulate(steps[: max(len(chunks) - 1, 0)], initial=start))
     return [
         Event(
             "assistant/chunk",
@@ -145,7 +146,7 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
             Event(
                 kind,
                 value["seq"],
-                int(time) if isinstance(time, int | float) and not isinstance(time, bool) else None,
+                _number(time),
                 data if isinstance(data, dict) else {},
                 value.get("sourceEventSeqs"),
                 value.get("surfaceOp"),
@@ -182,6 +183,11 @@ def _check_seqs(
             reported += 1
             if reported >= _MAX_SEQ_PROBLEMS:
                 break
+
+
+def _number(value: Any) -> Any:
+    """`value` when it is a number (int or float, as the file has it), else None."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def latest_title(events: Sequence[Event]) -> str | None:
