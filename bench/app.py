@@ -4,6 +4,9 @@ Targets (issue 5):
 - open the 100 MB Claude Code session of bench/open.py and show its first turn: <= 1.0 s;
 - cursor and scroll keys on a session of 5,000 turns: <= 50 ms per key at p95;
 - sessions screen over 2,000 session files: first rows on screen <= 0.5 s.
+Target (issue 12): open and close a 30 MB Claude Code session ten times in one app: the process's
+RSS after the tenth close within 15 % of that after the first, every closed screen freed
+(`--only churn` runs just this; it makes only the 30 MB file).
 
 Per key three figures: `raw` is the wall time of a Pilot `press` (Pilot waits for idle in
 20 ms steps, so a key that does any work costs at least ~62 ms and an unbound key ~42 ms); `net`
@@ -38,6 +41,9 @@ RESULTS = HERE / "results" / "app.json"
 BIG = DATA / "claude-100mb.jsonl"
 TURNS_FILE = DATA / "app-5000-turns.jsonl"
 SESSIONS_DIR = DATA / "app-2000-sessions"
+CHURN_FILE = DATA / "claude-30mb.jsonl"
+CHURN_BYTES = 30 * 1024 * 1024
+CHURN_TIMES = 10
 TURNS = 5_000
 SESSIONS = 2_000
 NOW = 1_800_000_000.0
@@ -117,6 +123,66 @@ def prepare() -> None:
     if not SESSIONS_DIR.exists() or len(list(SESSIONS_DIR.glob("*.jsonl"))) < SESSIONS:
         print(f"generating {SESSIONS:,} session files…", file=sys.stderr)
         make_sessions(SESSIONS_DIR, SESSIONS)
+
+
+def make_churn_session(path: Path) -> None:
+    """A 30 MB Claude Code session made by bench/open.py's generator."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("klipui_bench_open", HERE / "open.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    lines = module.claude_lines(random.Random(12), CHURN_BYTES, 6_000, 2 * 1024 * 1024)
+    module.write_lines(path, lines)
+
+
+def rss_bytes() -> int:
+    """The process's resident set size now (Linux)."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def _loaded(screen: Any) -> bool:
+    """True once a session screen holds its whole session."""
+    return getattr(screen, "session", None) is not None and not getattr(screen, "partial", True)
+
+
+async def open_close(path: Path, times: int) -> dict[str, Any]:
+    """RSS after each of `times` opens and closes of `path` in one app (no forced collection
+    between them), and how many closed session screens are still alive at the end."""
+    import weakref
+
+    from klipui.app import KlipuiApp, Sources
+    from klipui.screens.session import SessionScreen
+
+    after: list[int] = []
+    screens: list[weakref.ref[SessionScreen]] = []
+    app = KlipuiApp(Sources(paths=[path]), now=NOW)
+    async with app.run_test(size=(160, 48)) as pilot:
+        before = rss_bytes()
+        for _ in range(times):
+            app.open_session(path)
+            await _until(pilot, lambda: isinstance(app.screen, SessionScreen))
+            await _until(pilot, lambda: _loaded(app.screen))
+            await app.workers.wait_for_complete()
+            screens.append(weakref.ref(app.screen))
+            app.pop_screen()
+            await pilot.pause(0.2)
+            after.append(rss_bytes())
+        import gc
+
+        gc.collect()
+        alive = sum(1 for ref in screens if ref() is not None)
+    growth = after[-1] / after[0] - 1
+    return {
+        "file_bytes": path.stat().st_size,
+        "times": times,
+        "rss_before_mb": round(before / 2**20, 1),
+        "rss_after_each_close_mb": [round(value / 2**20, 1) for value in after],
+        "growth_first_to_last": round(growth, 3),
+        "screens_alive_after_collect": alive,
+    }
 
 
 def _sealed_home() -> None:
@@ -264,7 +330,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=200, help="key presses per measurement")
     parser.add_argument("--repeat", type=int, default=3, help="repeats of the open measurement")
+    parser.add_argument("--only", choices=["churn"], help="run one measurement only")
     args = parser.parse_args()
+    if args.only == "churn":
+        return churn_only()
     prepare()
     _sealed_home()
     results: dict[str, Any] = {
@@ -300,6 +369,27 @@ def main() -> int:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {RESULTS}")
+    return 0
+
+
+def churn_only() -> int:
+    """Just the open/close measurement; its figures go to bench/results/app_churn.json."""
+    if not CHURN_FILE.exists():
+        print("generating a 30 MB session…", file=sys.stderr)
+        make_churn_session(CHURN_FILE)
+    _sealed_home()
+    figures = asyncio.run(open_close(CHURN_FILE, CHURN_TIMES))
+    print(
+        f"open/close a {figures['file_bytes'] / 2**20:.0f} MB session {figures['times']}x: RSS "
+        f"{figures['rss_after_each_close_mb'][0]} MB after the first close, "
+        f"{figures['rss_after_each_close_mb'][-1]} MB after the last "
+        f"({figures['growth_first_to_last']:+.1%}); screens alive: "
+        f"{figures['screens_alive_after_collect']}"
+    )
+    out = RESULTS.with_name("app_churn.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
     return 0
 
 

@@ -126,7 +126,7 @@ def refresh_acceptance(agents: list[str], workers: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", default="claude,codex,pi,dsh")
+    parser.add_argument("--agents", default="claude,codex,pi,dsh,qwen")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--refresh-acceptance",

@@ -14,6 +14,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from klipui import __version__
+from klipui.memory import fewer_arenas
 from klipui.session.display import clean_line, clean_text
 
 
@@ -49,6 +50,7 @@ class KlipuiApp(App[int]):
         now: float | None = None,
         open_first: Path | None = None,
     ) -> None:
+        fewer_arenas()  # a closed session's memory is reused, not left in a thread's arena
         super().__init__()
         self.sources = sources or Sources()
         self.fixed_now = now
@@ -136,6 +138,7 @@ class KlipuiApp(App[int]):
 
 def _runner(node: object, action: str):
     def run() -> None:
+        # Every node offering palette commands is a DOMNode, which has run_action.
         node.run_action(action)  # type: ignore[attr-defined]
 
     return run

@@ -53,8 +53,10 @@ AGENT_WRITTEN = FIXTURES / "agent-written"
 `agent-written/<file>`."""
 ACCEPTANCE = REPO / "tests" / "fixtures" / "agent_acceptance.json"
 AGENT_OF_FOLDER = {"claude-code": "claude", "codex": "codex", "pi": "pi", "dsh": "dsh"}
-TIMEOUTS = {"claude": 40.0, "codex": 40.0, "pi": 40.0, "dsh": 60.0}
-COMPACT_MAX_CHARS = {"claude": 1_000, "codex": 1_000, "pi": 1_000, "dsh": 400}
+TIMEOUTS = {"claude": 40.0, "codex": 40.0, "pi": 40.0, "dsh": 60.0, "qwen": 60.0}
+COMPACT_MAX_CHARS = {"claude": 1_000, "codex": 1_000, "pi": 1_000, "dsh": 400, "qwen": 1_000}
+QWEN_RESUME = REPO / "tests" / "tools" / "qwen_resume.py"
+"""Qwen Code's setup for resume_check.py (the shared checker knows the other four agents)."""
 """Budget of the compact children in the matrix: small, so that the samples' results shrink."""
 
 
@@ -89,8 +91,19 @@ def resume_check() -> ModuleType | None:
         return None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    _register_qwen(module)
     _checker = module
     return module
+
+
+def _register_qwen(checker: ModuleType) -> None:
+    """Teach the loaded checker to resume Qwen Code sessions (when qwen is installed)."""
+    spec = importlib.util.spec_from_file_location("klipui_qwen_resume", QWEN_RESUME)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.register(checker)
 
 
 def installed(agent: str) -> bool:
@@ -101,6 +114,8 @@ def installed(agent: str) -> bool:
     home = agents_home()
     if agent == "dsh":
         return (home / "dsh/node_modules/.bin/dsh").exists() and checker.find_node22() is not None
+    if agent == "qwen":
+        return "qwen" in checker.SETUP
     return (home / "node_modules/.bin" / agent).exists()
 
 
@@ -113,7 +128,13 @@ def sample_path(sample: str) -> Path:
 
 def agent_written() -> list[tuple[str, Path]]:
     """(agent, file) of every agent-written session."""
-    prefixes = {"claude_": "claude", "rollout-": "codex", "pi_": "pi", "dsh_": "dsh"}
+    prefixes = {
+        "claude_": "claude",
+        "rollout-": "codex",
+        "pi_": "pi",
+        "dsh_": "dsh",
+        "qwen_": "qwen",
+    }
     out = []
     for path in sorted(AGENT_WRITTEN.glob("*.jsonl")):
         agent = next((a for p, a in prefixes.items() if path.name.startswith(p)), None)

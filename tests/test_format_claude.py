@@ -59,7 +59,7 @@ def test_every_claude_sample_is_sniffed_as_claude_only(path: Path) -> None:
     values = [r.value for r in read_jsonl(path).records]
     assert claude.sniff(values)
     assert not codex.sniff(values)
-    assert detect_format(values) is claude
+    assert detect_format(values) is claude.ADAPTER
 
 
 @pytest.mark.parametrize("path", OTHERS, ids=lambda p: p.name)

@@ -78,7 +78,7 @@ def test_every_codex_sample_is_sniffed_as_codex_only(path: Path) -> None:
     values = [r.value for r in read_jsonl(path).records]
     assert codex.sniff(values)
     assert not claude.sniff(values)
-    assert detect_format(values) is codex
+    assert detect_format(values) is codex.ADAPTER
 
 
 @pytest.mark.parametrize("path", OTHERS, ids=lambda p: p.name[:40])

@@ -1,5 +1,6 @@
 """Fidelity in the real agents: every child klipui writes is resumed by the agent that owns its
-format (Claude Code, Codex, pi, DeepSeek Harness), offline against a loopback stand-in API.
+format (Claude Code, Codex, pi, DeepSeek Harness, Qwen Code), offline against a loopback stand-in
+API.
 
 For every sample its agent accepts as shipped (tests/fixtures/agent_acceptance.json), clipped
 with `..`, `1`, `-1`, `1..2`, a middle range with a `not`, and selections cutting through
@@ -23,7 +24,7 @@ import pytest
 
 pytestmark = pytest.mark.real_agents
 
-AGENTS = [agent for agent in ("claude", "codex", "pi", "dsh") if fm.installed(agent)]
+AGENTS = [agent for agent in ("claude", "codex", "pi", "dsh", "qwen") if fm.installed(agent)]
 if not AGENTS:
     pytest.skip(
         "the real agents are not installed (../shared/tools/install-agents.sh)",

@@ -35,7 +35,7 @@ from typing import Any
 from klipui.conversation.merge import merge_consecutive
 from klipui.conversation.sanitize import human_size, sanitize_messages
 from klipui.conversation.walk import Message, parse_arguments
-from klipui.session.formats._values import json_text
+from klipui.session.formats import json_text
 from klipui.session.model import Event, Session
 
 NO_RESULT = "(no result recorded in the session)"
@@ -250,9 +250,17 @@ def _clean_blocks(messages: list[Message]) -> list[Message]:
 
 def _pair(messages: list[Message]) -> tuple[list[Message], bool]:
     """One pairing pass; returns the messages and whether anything changed."""
+    messages = [{**m, "content": list(m["content"])} for m in messages]
+    changed = _answer_calls(messages)
+    changed = _orphans_as_text(messages) or changed
+    return messages, changed
+
+
+def _answer_calls(messages: list[Message]) -> bool:
+    """Put the result of every call (or a stand-in) first in the user message after it, in
+    place; drop repeated calls. Whether anything changed."""
     changed = False
     seen_calls: set[str] = set()
-    messages = [{**m, "content": list(m["content"])} for m in messages]
     index = 0
     while index < len(messages):
         message = messages[index]
@@ -294,7 +302,13 @@ def _pair(messages: list[Message]) -> tuple[list[Message], bool]:
             front.append(result)
         answer["content"] = front + answer["content"]
         index += 1
-    # results answering no call of the message before become text
+    return changed
+
+
+def _orphans_as_text(messages: list[Message]) -> bool:
+    """Results answering no call of the message before become text, in place. Whether any
+    did."""
+    changed = False
     for index, message in enumerate(messages):
         if message["role"] != "user":
             continue
@@ -321,7 +335,7 @@ def _pair(messages: list[Message]) -> tuple[list[Message], bool]:
                 answered.add(block["tool_use_id"])
             blocks.append(block)
         message["content"] = blocks
-    return messages, changed
+    return changed
 
 
 def _take_result(messages: list[Message], start: int, call_id: str) -> tuple[Block, int] | None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from klipui.conversation.walk import Message
-from klipui.session.formats._values import base64_size
+from klipui.session.formats import base64_size
 
 MIN_BASE64 = 1024
 """Shortest base64 run (characters) that is replaced."""
@@ -188,7 +188,8 @@ def _block(block: Any, min_base64: int, counter: list[int]) -> Any:
     if kind == "tool_result":
         return {**block, "content": _content(block.get("content"), min_base64, counter)}
     if kind == "image":
-        source = block.get("source") if isinstance(block.get("source"), dict) else {}
+        found = block.get("source")
+        source: dict[str, Any] = found if isinstance(found, dict) else {}
         data = source.get("data")
         if source.get("type") == "base64" and isinstance(data, str) and len(data) >= min_base64:
             counter[0] += 1

@@ -75,7 +75,8 @@ def walk_blocks(message: Message) -> Iterator[Block]:
     for call in message.get("tool_calls") or ():
         if not isinstance(call, dict):
             continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        found = call.get("function")
+        function: dict[str, Any] = found if isinstance(found, dict) else {}
         yield {
             "type": "tool_use",
             "id": call.get("id"),

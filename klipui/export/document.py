@@ -170,16 +170,7 @@ def _fill(
             continue
         kind = event.type
         if kind == "user/message":
-            source = event.data.get("source")
-            origin = source.get("kind") if isinstance(source, dict) else "user"
-            text = clean(blocks_text(event.data.get("content"), tool_calls=False))
-            if origin == "compaction":
-                if notes:
-                    doc.blocks.append(Block("compaction", text))
-            elif origin in (None, "user"):
-                doc.blocks.append(Block("prompt", text, sidechain=sidechain))
-            elif notes and text:
-                doc.blocks.append(Block("note", text, name=str(origin), sidechain=sidechain))
+            _add_user(doc, event, clean, notes, sidechain)
         elif kind == "assistant/message":
             for block in _blocks(message_content(event)):
                 btype = block.get("type")
@@ -201,20 +192,47 @@ def _fill(
                 calls[call_id] = block
             doc.blocks.append(block)
         elif kind == "tool/result" and tools:
-            for result in _blocks(message_content(event)):
-                if result.get("type") != "tool-result":
-                    continue
-                text = clean(blocks_text(result.get("content")))
-                call_id = result.get("toolCallId")
-                block = calls.get(call_id) if isinstance(call_id, str) else None
-                if block is None:
-                    block = Block("tool", name="(result)", sidechain=sidechain)
-                    doc.blocks.append(block)
-                block.result = text if block.result is None else f"{block.result}\n{text}"
-                block.is_error = block.is_error or bool(result.get("isError"))
+            _add_results(doc, event, clean, calls, sidechain)
         elif kind == "compaction/summary" and notes:
             summary = event.data.get("summary")
             doc.blocks.append(Block("compaction", clean(blocks_text(summary))))
+
+
+def _add_user(
+    doc: TurnDoc, event: Event, clean: Callable[[str], str], notes: bool, sidechain: bool
+) -> None:
+    """A user message: the prompt, a compaction summary, or another origin's note."""
+    source = event.data.get("source")
+    origin = source.get("kind") if isinstance(source, dict) else "user"
+    text = clean(blocks_text(event.data.get("content"), tool_calls=False))
+    if origin == "compaction":
+        if notes:
+            doc.blocks.append(Block("compaction", text))
+    elif origin in (None, "user"):
+        doc.blocks.append(Block("prompt", text, sidechain=sidechain))
+    elif notes and text:
+        doc.blocks.append(Block("note", text, name=str(origin), sidechain=sidechain))
+
+
+def _add_results(
+    doc: TurnDoc,
+    event: Event,
+    clean: Callable[[str], str],
+    calls: dict[str, Block],
+    sidechain: bool,
+) -> None:
+    """Each tool result of the event, joined to its call's block (a block of its own if none)."""
+    for result in _blocks(message_content(event)):
+        if result.get("type") != "tool-result":
+            continue
+        text = clean(blocks_text(result.get("content")))
+        call_id = result.get("toolCallId")
+        block = calls.get(call_id) if isinstance(call_id, str) else None
+        if block is None:
+            block = Block("tool", name="(result)", sidechain=sidechain)
+            doc.blocks.append(block)
+        block.result = text if block.result is None else f"{block.result}\n{text}"
+        block.is_error = block.is_error or bool(result.get("isError"))
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:

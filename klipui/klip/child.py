@@ -3,7 +3,7 @@
 The flow: the session is lowered to events (`open_session`), the reindexer keeps the selected
 completed turns and cascades what their removal takes with it (`reindex_report`), the result is
 validated (`validate`), the kept events are mapped back to the parent's native records through
-`Event.origin`, and the format's child writer (`klipui.klip.children.<format>`) rewrites what a
+`Event.origin`, and the format's adapter (`klipui.session.formats.<format>`) rewrites what a
 new session needs: ids, parent links, header, title. The child is written atomically next to the
 parent and never over an existing file.
 
@@ -26,9 +26,11 @@ from typing import Any
 
 from klipui.klip.children import ChildSource, child_title_text, title_for, writer
 from klipui.klip.interval import KInterval, KIntervalError, parse_interval
-from klipui.klip.reindex import Drop, reindex_report
+from klipui.klip.reindex import Drop, ReindexReport, reindex_report
 from klipui.klip.rules import RuleTable, load_rules, rules_for_format
 from klipui.klip.surface import Violation, validate
+from klipui.session.adapter import Adapter, ChildBody
+from klipui.session.formats import adapter
 from klipui.session.model import Event, Session, SourceChanged
 
 
@@ -206,12 +208,91 @@ def plan_child(
     """
     session = load_session(source)
     interval = parse_interval(selection) if isinstance(selection, str) else selection
-    try:
-        module = writer(session.format)
-    except KeyError:
-        raise ClipError(f"{session.path}: no child writer for format {session.format}") from None
+    module = _writer(session)
     table = resolve_rules(session, rules)
     dicts = [event.to_dict() for event in session.events]
+    report = _selected(session, dicts, interval, table, include_unfinished)
+    by_seq = {event.seq: event for event in session.events}
+    kept = [by_seq[old] for old in report.seqs]
+    seed = report.events
+    replacements = edit(session, kept, seed) if edit is not None else {}
+    violations, inherited = _validate(session, dicts, seed, report.seqs)
+    moment = now or datetime.now(UTC)
+    child_id = module.new_id(moment)
+    default = module.child_path(session, child_id, moment)
+    path = output_path(out, default, child_id) if out is not None else default
+    title = title_for(session, report.turns)
+    body = _build(module, ChildSource(session, kept, seed, child_id, moment, title, replacements))
+    compression = _placed(module, session, path, body, out)
+    return ChildPlan(
+        source=Path(session.path),
+        format=session.format,
+        child_id=child_id,
+        path=path,
+        selection=str(interval),
+        turn_count=report.turn_count,
+        turns=dict(report.turns),
+        completed=report.completed,
+        unfinished={t: report.outcome(t) for t in report.turns if report.outcome(t) != "completed"},
+        left_open=[t.number for t in session.turns if t.number > report.turn_count],
+        dropped=report.cascade,
+        violations=violations,
+        inherited=inherited,
+        blockers=body.blockers,
+        notes=body.notes,
+        warnings=[*interval.warnings(report.turn_count), *body.warnings],
+        lines=body.lines,
+        compression=compression,
+        title=title if module.titled else None,
+        kept_events=len(seed),
+        kept_records=body.records,
+        mode=_permissions(session.path),
+    )
+
+
+def _nothing_ended(session: Session) -> str:
+    """The one-line reason a session without an ended turn cannot be clipped, and what to do."""
+    count = len(session.turns)
+    if count == 0:
+        return f"{session.path}: no turn to clip (the session holds no prompt)"
+    which = "its only turn" if count == 1 else f"none of its {count} turns"
+    verb = "never ended" if count == 1 else "ended"
+    why = _end_mark(session.format)
+    return (
+        f"{session.path}: no completed turn to clip: {which} {verb} ({why}; still running, or "
+        "stopped mid-turn)"
+    )
+
+
+def _writer(session: Session) -> Adapter:
+    """The adapter that writes children of the session's format (ClipError when none)."""
+    try:
+        return writer(session.format)
+    except KeyError:
+        raise ClipError(f"{session.path}: no child writer for format {session.format}") from None
+
+
+def _placed(
+    module: Adapter, session: Session, path: Path, body: ChildBody, out: Path | str | None
+) -> str | None:
+    """The child's compression; a note on where it lands when the adapter has one (its own
+    place only: `-o` is the user's choice)."""
+    if out is not None:
+        return module.child_compression(path, body)
+    placement = module.placement(session, path)
+    if placement is not None:
+        body.notes.append(placement)
+    return body.compression
+
+
+def _selected(
+    session: Session,
+    dicts: list[dict[str, Any]],
+    interval: KInterval,
+    table: RuleTable,
+    include_unfinished: bool,
+) -> ReindexReport:
+    """What the selection keeps of the session's events (ClipError when it keeps no turn)."""
     report = reindex_report(dicts, interval, table, include_open=include_unfinished)
     if report.turn_count <= 0:
         reason = _nothing_ended(session)
@@ -227,80 +308,34 @@ def plan_child(
             f"selection {str(interval)!r} keeps none of the {report.turn_count} turns",
             interval.warnings(report.turn_count),
         )
-    by_seq = {event.seq: event for event in session.events}
-    kept = [by_seq[old] for old in report.seqs]
-    seed = report.events
-    replacements = edit(session, kept, seed) if edit is not None else {}
-    violations, inherited = _validate(session, dicts, seed, report.seqs)
-    moment = now or datetime.now(UTC)
-    child_id = module.new_id(moment)
-    default = module.child_path(session, child_id, moment)
-    path = output_path(out, default, child_id) if out is not None else default
-    title = title_for(session, report.turns)
+    return report
+
+
+def _build(module: Adapter, source: ChildSource) -> ChildBody:
+    """The adapter's child body (ClipError when the parent's records cannot be read back)."""
     try:
-        body = module.build(ChildSource(session, kept, seed, child_id, moment, title, replacements))
+        return module.build_child(source)
     except SourceChanged as error:
         raise ClipError(str(error)) from None
     except (OSError, ValueError) as error:
-        raise ClipError(f"{session.path}: cannot read the records back: {error}") from None
-    placement = getattr(module, "placement", None)
-    if placement is not None and out is None:
-        body.notes.append(placement(session, path))
-    compression = body.compression
-    if out is not None and session.format == "dsh":
-        compression = "zstd" if path.name.endswith(".zstd") else None
-    return ChildPlan(
-        source=Path(session.path),
-        format=session.format,
-        child_id=child_id,
-        path=path,
-        selection=str(interval),
-        turn_count=report.turn_count,
-        turns=dict(report.turns),
-        completed=report.completed,
-        unfinished={
-            turn: report.outcome(turn)
-            for turn in report.turns
-            if report.outcome(turn) != "completed"
-        },
-        left_open=[t.number for t in session.turns if t.number > report.turn_count],
-        dropped=report.cascade,
-        violations=violations,
-        inherited=inherited,
-        blockers=body.blockers,
-        notes=body.notes,
-        warnings=[*interval.warnings(report.turn_count), *body.warnings],
-        lines=body.lines,
-        compression=compression,
-        title=title if module.TITLED else None,
-        kept_events=len(seed),
-        kept_records=body.records,
-        mode=_permissions(session.path),
-    )
+        path = source.session.path
+        raise ClipError(f"{path}: cannot read the records back: {error}") from None
 
 
-END_MARKS = {
-    "codex": "Codex wrote no task_complete for it",
-    "dsh": "the log has no turn/end for it",
-    "claude": "no final assistant reply was recorded",
-    "pi": "no final assistant reply was recorded",
-    "messages": "no final assistant reply was recorded",
-}
-"""Why a format's turn counts as never ended."""
+def _end_mark(format_name: str) -> str:
+    """How the format's agent marks a turn's end, said as why one counts as never ended."""
+    try:
+        return adapter(format_name).end_mark
+    except KeyError:
+        return "it never ended"
 
 
-def _nothing_ended(session: Session) -> str:
-    """The one-line reason a session without an ended turn cannot be clipped, and what to do."""
-    count = len(session.turns)
-    if count == 0:
-        return f"{session.path}: no turn to clip (the session holds no prompt)"
-    which = "its only turn" if count == 1 else f"none of its {count} turns"
-    verb = "never ended" if count == 1 else "ended"
-    why = END_MARKS.get(session.format, "it never ended")
-    return (
-        f"{session.path}: no completed turn to clip: {which} {verb} ({why}; still running, or "
-        "stopped mid-turn)"
-    )
+def _native_events(format_name: str) -> bool:
+    """True when the format's records already are session events (validated with folding)."""
+    try:
+        return adapter(format_name).native_events
+    except KeyError:
+        return False
 
 
 def output_path(out: Path | str, default: Path, child_id: str) -> Path:
@@ -331,7 +366,7 @@ def _validate(
     seqs: dict[Any, int],
 ) -> tuple[list[Violation], list[Violation]]:
     """The child's violations, split into new ones and those the parent already had."""
-    fold = session.format == "dsh"
+    fold = _native_events(session.format)
     found = validate(seed, fold=fold)
     if not found:
         return [], []

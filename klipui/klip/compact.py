@@ -17,11 +17,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from klipui.conversation.tokens import estimate_tokens
 from klipui.klip.child import ChildPlan, load_session, plan_child
 from klipui.session.blocks import event_text, event_texts
+from klipui.session.formats import adapter
 from klipui.session.model import Event, Session
 from klipui.shrink import Budget, FileSpillStore, Hint, SpillStore, shrink
 from klipui.shrink.hints import hint_for
@@ -136,6 +135,8 @@ class _Compactor:
         self, session: Session, kept: list[Event], seed: list[dict[str, Any]]
     ) -> dict[int, Any]:
         replacements: dict[int, Any] = {}
+        writer = adapter(session.format)
+        native = writer.native_events
         for position, event in enumerate(kept):
             if event.type != "tool/result":
                 continue
@@ -148,14 +149,14 @@ class _Compactor:
             shrunk = shrink(text, hint, Budget(max_chars=self.max_chars, max_lines=0), self.store)
             if not shrunk.reduced:
                 continue
-            if session.format == "dsh":
-                seed[position] = _dsh_replaced(seed[position], shrunk.content)
+            if native:
+                seed[position] = _seed_replaced(seed[position], shrunk.content)
             else:
                 index = event.origin
                 if index is None:
                     continue
                 value = replacements.get(index, session.records[index].value)
-                changed = _native_replaced(session.format, value, call_id, shrunk.content)
+                changed = writer.replace_result(value, call_id, shrunk.content)
                 if changed is None:
                     self.skipped.append(f"seq {event.seq}: result of {call_id!r} not found")
                     continue
@@ -194,77 +195,10 @@ def _call_id(event: Event) -> str:
     return ""
 
 
-def _dsh_replaced(event: dict[str, Any], text: str) -> dict[str, Any]:
+def _seed_replaced(event: dict[str, Any], text: str) -> dict[str, Any]:
     data = copy.deepcopy(event.get("data") or {})
     message = data.get("message") or {}
     for block in message.get("content") or []:
         if isinstance(block, dict) and block.get("type") == "tool-result":
             block["content"] = [{"type": "text", "text": text}]
     return {**event, "data": data}
-
-
-def _native_replaced(fmt: str, value: Any, call_id: str, text: str) -> Any | None:
-    """A copy of the native record `value` with the result of `call_id` replaced by `text`."""
-    value = copy.deepcopy(value)
-    if fmt == "claude":
-        return value if _replace_blocks(value.get("message"), call_id, text) else None
-    if fmt == "codex":
-        payload = value.get("payload")
-        if not isinstance(payload, dict) or payload.get("call_id") != call_id:
-            return None
-        payload["output"] = _codex_output(payload.get("output"), text)
-        return value
-    if fmt == "pi":
-        message = value.get("message")
-        if not isinstance(message, dict):
-            return None
-        if message.get("role") == "bashExecution":
-            message["output"] = text
-            return value
-        if message.get("role") == "toolResult" and message.get("toolCallId") == call_id:
-            message["content"] = [{"type": "text", "text": text}]
-            return value
-        return None
-    if fmt == "messages":
-        messages = value.get("messages") if isinstance(value.get("messages"), list) else [value]
-        done = False
-        for message in messages:
-            if not isinstance(message, dict):
-                continue
-            if message.get("role") == "tool" and message.get("tool_call_id") == call_id:
-                message["content"] = text
-                done = True
-            elif _replace_blocks(message, call_id, text):
-                done = True
-        return value if done else None
-    return None
-
-
-def _replace_blocks(message: Any, call_id: str, text: str) -> bool:
-    """Replace the content of the `tool_result` block answering `call_id` in an
-    Anthropic-shaped message."""
-    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
-        return False
-    done = False
-    for block in message["content"]:
-        if (
-            isinstance(block, dict)
-            and block.get("type") == "tool_result"
-            and block.get("tool_use_id") == call_id
-        ):
-            block["content"] = text
-            done = True
-    return done
-
-
-def _codex_output(output: Any, text: str) -> Any:
-    if isinstance(output, list):
-        return [{"type": "input_text", "text": text}]
-    if isinstance(output, str) and output.startswith("{"):
-        try:
-            wrapped = orjson.loads(output)
-        except orjson.JSONDecodeError:
-            wrapped = None
-        if isinstance(wrapped, dict) and "output" in wrapped:
-            return orjson.dumps({**wrapped, "output": text}).decode()
-    return text

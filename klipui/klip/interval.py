@@ -149,12 +149,7 @@ class KInterval:
 
 def parse_interval(text: str) -> KInterval:
     """Parse selection text; raise `KIntervalError` (with the column) when it cannot be read."""
-    if len(text) > MAX_TEXT_CHARS:
-        raise KIntervalError(
-            text,
-            MAX_TEXT_CHARS + 1,
-            f"selection too long: {len(text):,} characters (at most {MAX_TEXT_CHARS:,})",
-        )
+    _check_length(text)
     includes: list[Pair] = []
     excludes: list[Pair] = []
     state = _CLAUSE
@@ -167,15 +162,9 @@ def parse_interval(text: str) -> KInterval:
     match_token = _TOKEN.match
 
     def finish() -> None:
-        if state == _CLAUSE:
-            return
-        if not dots:
-            pair = (numbers[0], numbers[0])
-        elif state == _DOTS_OPEN:
-            pair = (numbers[0], -1) if numbers else (1, -1)
-        else:
-            pair = (numbers[0], numbers[1]) if len(numbers) == 2 else (1, numbers[0])
-        (excludes if negated else includes).append(pair)
+        pair = _clause_pair(state, dots, numbers)
+        if pair is not None:
+            (excludes if negated else includes).append(pair)
 
     while True:
         found = match_token(text, pos)
@@ -203,16 +192,41 @@ def parse_interval(text: str) -> KInterval:
         elif kind == "DOTS":
             dots, state = True, _DOTS_OPEN
         else:
-            digits = found.group(kind)
-            if len(digits) > MAX_DIGITS:
-                raise KIntervalError(
-                    text,
-                    start + 1,
-                    f"turn number too long: {len(digits):,} digits (at most {MAX_DIGITS})",
-                )
-            numbers.append(sign * int(digits))
+            numbers.append(sign * _number(text, start, found.group(kind)))
             sign = 1
             state = _DONE if dots else _FIRST
+
+
+def _check_length(text: str) -> None:
+    """KIntervalError when the selection text is longer than `MAX_TEXT_CHARS`."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise KIntervalError(
+            text,
+            MAX_TEXT_CHARS + 1,
+            f"selection too long: {len(text):,} characters (at most {MAX_TEXT_CHARS:,})",
+        )
+
+
+def _number(text: str, start: int, digits: str) -> int:
+    """The turn number `digits` at `start` (KIntervalError when it has too many digits)."""
+    if len(digits) > MAX_DIGITS:
+        raise KIntervalError(
+            text,
+            start + 1,
+            f"turn number too long: {len(digits):,} digits (at most {MAX_DIGITS})",
+        )
+    return int(digits)
+
+
+def _clause_pair(state: str, dots: bool, numbers: list[int]) -> Pair | None:
+    """The (start, end) pair a finished clause stands for (None before any clause)."""
+    if state == _CLAUSE:
+        return None
+    if not dots:
+        return (numbers[0], numbers[0])
+    if state == _DOTS_OPEN:
+        return (numbers[0], -1) if numbers else (1, -1)
+    return (numbers[0], numbers[1]) if len(numbers) == 2 else (1, numbers[0])
 
 
 def _skip_space(text: str, pos: int) -> int:

@@ -14,7 +14,6 @@ the input, so treat both as read-only (as the session model does).
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -299,7 +298,7 @@ def _last_turn(events: list[Any], kind: str = "turn/end") -> int:
         if src["type"] == kind:
             data = src.get("data")
             turn = data.get("turn") if type(data) is dict else None
-            return int(turn) if _is_number(turn) else 0
+            return int(turn) if isinstance(turn, int | float) and _is_number(turn) else 0
     return 0
 
 
@@ -310,15 +309,7 @@ def _scan(
     drops: list[Drop] | None,
     include_open: bool = False,
 ) -> ReindexReport:
-    # The scan allocates one dict per kept event and no reference cycles: pausing the cyclic
-    # collector keeps its full passes over a growing heap from making the cost superlinear.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _scan_log(events, selection, table, drops, include_open)
-    finally:
-        if enabled:
-            gc.enable()
+    return _scan_log(events, selection, table, drops, include_open)
 
 
 def _scan_log(
@@ -329,10 +320,7 @@ def _scan_log(
     include_open: bool,
 ) -> ReindexReport:
     interval = parse_interval(selection) if isinstance(selection, str) else selection
-    if type(events) is list and (not events or type(events[0]) is dict):
-        log: list[Any] = events
-    else:
-        log = [e if type(e) is dict else _as_dict(e) for e in events]
+    log = _log_of(events)
     closed = _last_turn(log)
     turn_count = max(closed, _last_turn(log, "turn/start")) if include_open else closed
     ends = _ends(log) if drops is not None else {}
@@ -343,10 +331,32 @@ def _scan_log(
             [], interval, 0, [], {}, {}, drops if drops is not None else [], closed, ends
         )
     intervals = interval.resolve(turn_count)
-    turn_map: dict[Any, int] = {}
-    for start, end in intervals:
-        for old in range(start, end + 1):
-            turn_map[old] = len(turn_map) + 1
+    turn_map = _turn_map(intervals)
+    out, seq_map = _walk(log, table, turn_map, turn_count, drops)
+    if drops is not None:
+        _name_skips(drops, table)
+    return ReindexReport(
+        out,
+        interval,
+        turn_count,
+        intervals,
+        turn_map,
+        seq_map,
+        drops if drops is not None else [],
+        closed,
+        ends,
+    )
+
+
+def _walk(
+    log: list[Any],
+    table: RuleTable,
+    turn_map: dict[Any, int],
+    turn_count: int,
+    drops: list[Drop] | None,
+) -> tuple[list[dict[str, Any]], dict[Any, int]]:
+    """The kept events, reindexed, and old seq → new seq: one pass over the log applying the
+    table's cells (skips, references, turn selection); each dropped event added to `drops`."""
     seq_map: dict[Any, int] = {}
     surface_map: dict[Any, int] = {}
     maps = (seq_map, surface_map, turn_map)
@@ -355,43 +365,17 @@ def _scan_log(
     keep_old_seq = table.override_keeps_seq
     out: list[dict[str, Any]] = []
     append = out.append
-    turn: Any = 0
-    count = 0
-    stack: list[str] = []
-    blocks = _Blocks(log, plans, table, maps)
+    skips = _Skips(_Blocks(log, plans, table, maps), turn_map)
     for position, src in enumerate(log):
         etype = src["type"]
         plan = plans.get(etype)
         if plan is None:
             plan = plans[etype] = _Plan(table, etype)
-        if etype == "turn/start":
-            data = src.get("data")
-            turn = data.get("turn") if type(data) is dict else None
-            if isinstance(turn, list | dict):  # a turn number of another type (a broken file)
-                turn = None
-            count = 0
-            stack.clear()
-        if count > 0:
-            count -= 1
-        if plan.skip_n is not None and plan.skip_n + 1 > count:
-            count = plan.skip_n + 1
-        if plan.skip_till is not None and not (
-            plan.intact
-            and count == 0
-            and not stack
-            and (turn == 0 or turn in turn_map)
-            and blocks.intact(position, plan.skip_till)
-        ):
-            stack.append(plan.skip_till)
-        if count > 0:
+        skipped = skips.reason(position, src, etype, plan)
+        turn = skips.turn
+        if skipped is not None:
             if drops is not None:
-                drops.append(_skip_drop(src, etype, turn, turn_map, turn_count, "skip-n"))
-            continue
-        if stack:
-            if etype == stack[-1]:
-                stack.pop()
-            if drops is not None:
-                drops.append(_skip_drop(src, etype, turn, turn_map, turn_count, "skip-till"))
+                drops.append(_skip_drop(src, etype, turn, turn_map, turn_count, skipped))
             continue
         if turn != 0 and turn not in turn_map:
             if drops is not None:
@@ -414,19 +398,67 @@ def _scan_log(
         if drops is not None:
             rule, detail = failed
             drops.append(Drop(old, etype, turn, REASON_REFERENCE, str(rule), detail))
-    if drops is not None:
-        _name_skips(drops, table)
-    return ReindexReport(
-        out,
-        interval,
-        turn_count,
-        intervals,
-        turn_map,
-        seq_map,
-        drops if drops is not None else [],
-        closed,
-        ends,
-    )
+    return out, seq_map
+
+
+def _log_of(events: Iterable[Mapping[str, Any]]) -> list[Any]:
+    """The events as a list of dicts (the list itself when it already is one)."""
+    if type(events) is list and (not events or type(events[0]) is dict):
+        return events
+    return [e if type(e) is dict else _as_dict(e) for e in events]
+
+
+def _turn_map(intervals: list[tuple[int, int]]) -> dict[Any, int]:
+    """Old turn number → new one, for the turns the resolved intervals keep, in order."""
+    turn_map: dict[Any, int] = {}
+    for start, end in intervals:
+        for old in range(start, end + 1):
+            turn_map[old] = len(turn_map) + 1
+    return turn_map
+
+
+class _Skips:
+    """The skip state of a scan: the open turn, the events a skip-n cell still skips, and the
+    end types skip-till cells wait for."""
+
+    __slots__ = ("blocks", "count", "stack", "turn", "turn_map")
+
+    def __init__(self, blocks: _Blocks, turn_map: dict[Any, int]) -> None:
+        self.blocks = blocks
+        self.turn_map = turn_map
+        self.turn: Any = 0
+        self.count = 0
+        self.stack: list[str] = []
+
+    def reason(self, position: int, src: dict[str, Any], etype: str, plan: _Plan) -> str | None:
+        """ "skip-n" or "skip-till" when a rule cell skips the event at `position`, else None."""
+        if etype == "turn/start":
+            data = src.get("data")
+            turn = data.get("turn") if type(data) is dict else None
+            if isinstance(turn, list | dict):  # a turn number of another type (a broken file)
+                turn = None
+            self.turn = turn
+            self.count = 0
+            self.stack.clear()
+        if self.count > 0:
+            self.count -= 1
+        if plan.skip_n is not None and plan.skip_n + 1 > self.count:
+            self.count = plan.skip_n + 1
+        if plan.skip_till is not None and not (
+            plan.intact
+            and self.count == 0
+            and not self.stack
+            and (self.turn == 0 or self.turn in self.turn_map)
+            and self.blocks.intact(position, plan.skip_till)
+        ):
+            self.stack.append(plan.skip_till)
+        if self.count > 0:
+            return "skip-n"
+        if self.stack:
+            if etype == self.stack[-1]:
+                self.stack.pop()
+            return "skip-till"
+        return None
 
 
 def _ends(log: list[Any]) -> dict[int, str]:
@@ -571,4 +603,5 @@ def _as_dict(event: Any) -> dict[str, Any]:
     to_dict = getattr(event, "to_dict", None)
     if to_dict is None:
         raise TypeError(f"expected a SessionEvent dict or Event, got {type(event).__name__}")
-    return to_dict()
+    converted: dict[str, Any] = to_dict()
+    return converted

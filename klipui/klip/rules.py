@@ -41,6 +41,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from klipui.session.formats import adapter
+
 
 @dataclass(frozen=True, slots=True)
 class ValueRule:
@@ -251,14 +253,16 @@ LOWERED_RULES = RuleTable(
 DEFAULT_RULES = DSH_RULES
 """The table `reindex` uses unless told otherwise."""
 
-RULES_BY_FORMAT: Mapping[str, RuleTable] = MappingProxyType(
-    {"dsh": DSH_RULES, "claude": LOWERED_RULES, "codex": LOWERED_RULES, "pi": LOWERED_RULES}
-)
-
 
 def rules_for_format(name: str) -> RuleTable:
-    """The default table for a session format name ("dsh", "claude", "codex", "pi", ...)."""
-    return RULES_BY_FORMAT.get(name, LOWERED_RULES)
+    """The default table for a session format: the dsh table for formats whose records already
+    are session events (`Adapter.native_events`), the lowered table for the others and for
+    unknown names."""
+    try:
+        native = adapter(name).native_events
+    except KeyError:
+        native = False
+    return DSH_RULES if native else LOWERED_RULES
 
 
 def load_rules(path: str | Path, base: RuleTable = DEFAULT_RULES) -> RuleTable:

@@ -15,7 +15,8 @@ class KlipuiScreen(Screen[None]):
 
     @property
     def klipui(self) -> KlipuiApp:
+        # Screens of this package only ever run inside KlipuiApp.
         return self.app  # type: ignore[return-value]
 
     def on_screen_resume(self) -> None:
-        self.app.fit_footer()  # type: ignore[attr-defined]
+        self.app.fit_footer()  # type: ignore[attr-defined]  # the app is a KlipuiApp

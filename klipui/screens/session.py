@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -15,6 +14,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Input, LoadingIndicator, Static
 
 from klipui.klip import LEFT_OPEN, turn_endings
+from klipui.memory import return_freed_memory
 from klipui.screens.base import KlipuiScreen
 from klipui.search.find import Match, MatchCursor, find_matches, find_terms, term_pattern
 from klipui.session.display import clean_line
@@ -226,6 +226,12 @@ class SessionScreen(KlipuiScreen):
         else:
             self.load_session()
 
+    def on_unmount(self) -> None:
+        """Let the session go with the screen (a finished load worker may keep the screen
+        object itself alive for a while, never its session), and its memory with it."""
+        self.session = None
+        self.app.call_later(return_freed_memory)
+
     def on_resize(self) -> None:
         self.set_class(self.size.width < 100, "-narrow")
 
@@ -241,9 +247,6 @@ class SessionScreen(KlipuiScreen):
         except Exception as error:  # an unreadable file is reported on screen, not raised
             self.app.call_from_thread(self._failed, f"{self.path}: {error}")
             return
-        # A big session is millions of long-lived objects: keep them out of the cyclic
-        # collector's full passes, which otherwise stall key handling now and then.
-        gc.freeze()
         follower = _follower(session)
         self.app.call_from_thread(self._loaded, session, {})
         marks = turn_marks(session)

@@ -24,7 +24,9 @@ from typing import Any
 
 import orjson
 
+from klipui.session.adapter import Root
 from klipui.session.files import kind_of
+from klipui.session.formats import adapters
 from klipui.session.load import exact_info, read_info
 from klipui.session.model import SessionInfo
 
@@ -35,33 +37,10 @@ _SAVE_EVERY = 2.0
 """Seconds between cache saves while exact figures come in."""
 
 
-@dataclasses.dataclass(slots=True, frozen=True)
-class Root:
-    """A folder where an agent keeps its sessions, and the file pattern inside it."""
-
-    agent: str
-    path: Path
-    pattern: str
-    """A `Path.glob` pattern relative to `path`."""
-    orphans_only: bool = False
-    """Sub-agent transcripts (`<project>/<session>/subagents/`): only those whose session file
-    is gone are listed; the others are reached from their session."""
-
-
 def default_roots() -> list[Root]:
-    """Where Claude Code, Codex, pi and the DeepSeek Harness keep sessions, per the environment."""
+    """Where every registered agent keeps its sessions, per the environment."""
     home = Path.home()
-    claude = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
-    codex = Path(os.environ.get("CODEX_HOME") or home / ".codex")
-    dsh = Path(os.environ.get("DSH_HOME") or home / ".dsh")
-    return [
-        Root("claude", claude / "projects", "*/*.jsonl"),
-        Root("claude", claude / "projects", "*/*/subagents/agent-*.jsonl", orphans_only=True),
-        Root("codex", codex / "sessions", "**/rollout-*.jsonl"),
-        Root("codex", codex / "archived_sessions", "rollout-*.jsonl"),
-        Root("pi", home / ".pi" / "agent" / "sessions", "*/*.jsonl"),
-        Root("dsh", dsh / "sessions", "*/*/session.jsonl*"),
-    ]
+    return [root for one in adapters() for root in one.roots(home, os.environ)]
 
 
 def is_session_name(path: Path) -> bool:

@@ -15,7 +15,6 @@ merged without touching how they are found.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import time
@@ -24,8 +23,8 @@ from pathlib import Path
 from typing import Literal
 
 from klipui.session.files import open_regular
-from klipui.session.jsonl import TRUNCATED_FRAME, fingerprint, is_zstd, parse_lines, paused_gc
-from klipui.session.load import FREEZE_AT, SessionError, lower_tolerant, odd_type, open_session
+from klipui.session.jsonl import TRUNCATED_FRAME, fingerprint, is_zstd, parse_lines
+from klipui.session.load import SessionError, lower_tolerant, odd_type, open_session
 from klipui.session.model import Problem, Record, Session
 
 Kind = Literal["same", "appended", "waiting", "partial", "truncated", "rewritten", "gone"]
@@ -270,7 +269,8 @@ def merge(session: Session, tail: Tail) -> Session:
     tail, so clipping the merged session copies the appended records byte for byte."""
     from klipui.session.formats import adapter
 
-    kept = [r for r in tail.records if session.format == "messages" or not odd_type(r.value)]
+    typed = adapter(session.format).typed_records
+    kept = [r for r in tail.records if not (typed and odd_type(r.value))]
     odd = [
         Problem(str(session.path), r.line, "its `type` is not a string")
         for r in tail.records
@@ -278,10 +278,7 @@ def merge(session: Session, tail: Tail) -> Session:
     ]
     records = [*session.records, *kept]
     problems = sorted([*session.problems, *tail.problems, *odd], key=lambda problem: problem.line)
-    with paused_gc():
-        merged = lower_tolerant(adapter(session.format), session.path, records, problems)
-    if len(merged.records) + len(merged.events) >= FREEZE_AT:
-        gc.freeze()  # as `open_session` does: no cycles, so refcounting still frees them
+    merged = lower_tolerant(adapter(session.format), session.path, records, problems)
     merged.compression = session.compression
     merged.subagents = session.subagents
     state = tail.state

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from klipui.conversation.tokens import estimate_tokens
+from klipui.session.adapter import Adapter
 from klipui.session.blocks import event_texts
-from klipui.session.formats import detect_format
-from klipui.session.jsonl import Head, kind_name, paused_gc, read_head, read_jsonl
+from klipui.session.formats import adapter, detect_format
+from klipui.session.jsonl import Head, kind_name, read_head, read_jsonl
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.tokens import estimate_tokens
 
 
 class SessionError(Exception):
@@ -24,26 +23,13 @@ class SessionUnreadable(SessionError):
     """The file could not be read at all (missing, a folder, no permission)."""
 
 
-FREEZE_AT = 200_000
-"""Records plus events from which a loaded session is moved out of the cyclic GC's reach."""
-
-
 def open_session(path: Path | str, *, subagents: bool = True) -> Session:
     """Read, sniff and lower the session file at `path` (SessionError when it is not one).
 
     `subagents`: look for the files of its sub-agents (`Session.subagents`); figures for a
     listing do without, so that a listing never lists a folder once per session.
-
-    A big session (`FREEZE_AT` records plus events or more) is handed to `gc.freeze()`: its
-    objects hold no reference cycles, so refcounting still frees them when the session is
-    dropped, and the cyclic collector no longer walks them (a full collection over a
-    1,000,000-event session took 4.9 s, a stall of the whole process, each time it ran).
     """
-    with paused_gc():
-        session = _open(Path(path), subagents)
-    if len(session.records) + len(session.events) >= FREEZE_AT:
-        gc.freeze()
-    return session
+    return _open(Path(path), subagents)
 
 
 def _open(path: Path, subagents: bool) -> Session:
@@ -59,7 +45,7 @@ def _open(path: Path, subagents: bool) -> Session:
     if module is None:
         raise SessionError(f"{path}: not a recognised session format")
     records, problems = loaded.records, loaded.problems
-    if module.name != "messages":
+    if module.typed_records:
         records, problems = _typed_records(path, records, problems)
     session = lower_tolerant(module, path, records, problems)
     session.raw = loaded.data
@@ -67,9 +53,8 @@ def _open(path: Path, subagents: bool) -> Session:
     size = stat.st_size if loaded.compression else loaded.size
     session.source_stat = (size, stat.st_mtime_ns)
     session.source_fingerprint = loaded.fingerprint
-    find = getattr(module, "subagents", None)
-    if subagents and find is not None:
-        session.subagents = find(session)
+    if subagents:
+        session.subagents = module.subagents(session)
     return session
 
 
@@ -108,7 +93,7 @@ MAX_SKIPPED = 50
 
 
 def lower_tolerant(
-    module: ModuleType, path: Path, records: list[Record], problems: list[Problem]
+    module: Adapter, path: Path, records: list[Record], problems: list[Problem]
 ) -> Session:
     """`module.lower`, skipping each record it cannot lower (a Problem naming its line).
 
@@ -138,7 +123,7 @@ def lower_tolerant(
 
 
 def _first_failure(
-    module: ModuleType, path: Path, records: list[Record]
+    module: Adapter, path: Path, records: list[Record]
 ) -> tuple[int, Exception] | None:
     """The index of the record whose addition first makes lowering fail, and the error; None
     when all of `records` lowers."""
@@ -180,7 +165,7 @@ def read_info(path: Path | str) -> SessionInfo:
     if module is None:
         return _unknown(path, stat.st_size, stat.st_mtime)
     try:
-        info = module.info(path, head.values if module.name == "messages" else values)
+        info = module.info(path, values if module.typed_records else head.values)
     except SHAPE_ERRORS:
         return exact_info(path)  # a head of unexpected shapes: the full read decides
     info.bytes = stat.st_size
@@ -204,12 +189,13 @@ def exact_info(path: Path | str) -> SessionInfo:
 def _exact(path: Path, stat: os.stat_result, head: Head) -> SessionInfo:
     """`exact_info` once the file's stat and head are read."""
     module = detect_format(sniffed(head.values))
-    scan = getattr(module, "scan_info", None)
-    if scan is not None:
+    if module is not None:
         try:
-            return scan(path)
+            scanned = module.scan_info(path)
         except (OSError, *SHAPE_ERRORS):
-            pass  # an odd shape: the full read below decides
+            scanned = None  # an odd shape: the full read below decides
+        if scanned is not None:
+            return scanned
     try:
         session = open_session(path, subagents=False)
     except SessionUnreadable as error:
@@ -223,8 +209,6 @@ def _exact(path: Path, stat: os.stat_result, head: Head) -> SessionInfo:
 
 def session_info(session: Session, size: int = 0, mtime: float | None = None) -> SessionInfo:
     """The figures of a loaded session."""
-    from klipui.session.formats import adapter
-
     module = adapter(session.format)
     times = [e.time for e in session.events if e.time is not None]
     first_turn = session.turns[0] if session.turns else None

@@ -117,7 +117,7 @@ class Session:
 
     path: Path
     format: str
-    """Format name: "dsh", "claude", "codex", "pi" or "messages"."""
+    """Format name: the name of its adapter ("dsh", "claude", "codex", "pi", "qwen", "messages")."""
     header: dict[str, Any] | None = None
     """The native header record, for formats that have one (dsh, pi, codex session_meta)."""
     records: list[Record] = field(default_factory=list)
@@ -197,7 +197,7 @@ class SessionInfo:
     format: str | None
     """None when the file is not a recognised session."""
     agent: str = ""
-    """Human name of the agent: "Claude Code", "Codex", "pi", "DeepSeek Harness", "messages"."""
+    """Human name of the agent: "Claude Code", "Codex", "pi", "Qwen Code", "DeepSeek Harness", …"""
     title: str | None = None
     first_prompt: str | None = None
     project: str | None = None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts, first_line, iter_block_texts, tool_result_errors
 from klipui.session.model import Event, Turn
+from klipui.session.tokens import estimate_tokens
 
 _TEXT_EVENTS = frozenset({"user/message", "assistant/message", "tool/call", "tool/result"})
 

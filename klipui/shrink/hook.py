@@ -320,7 +320,8 @@ def result_from_record(record: Mapping[str, Any]) -> tuple[ToolResult, bool]:
         value = values.get(name)
         if value is not None and not _is(value, kind):
             raise RecordError(f"{name} must be {_KIND_WORDS[kind]}, not {type(value).__name__}")
-    arguments = extra.get("args") if isinstance(extra.get("args"), dict) else {}
+    found = extra.get("args")
+    arguments: dict[str, Any] = found if isinstance(found, dict) else {}
     command = arguments.get("command")
     path = arguments.get("file_path") or arguments.get("path")
     values.setdefault("command", command if isinstance(command, str) else None)

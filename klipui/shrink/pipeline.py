@@ -20,23 +20,20 @@ A reducer module may also define, besides `name`, `detect` and `reduce`:
 
 from __future__ import annotations
 
-import gc
 import heapq
 import importlib
 import importlib.util
 import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import accumulate, compress, groupby, repeat
 from operator import gt
 from pathlib import Path
-from types import ModuleType
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 
 from klipui.shrink import salience, segments
-from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
+from klipui.shrink.plan import Budget, Hint, Keep, Plan, Reducer, Summary
 from klipui.shrink.text import (
     Lines,
     cap_line,
@@ -76,16 +73,6 @@ MIN_CHARS = 80
 FOOTER_NOTE_FROM = 1_000
 FOOTER_NOTE_ROOM = 120
 """From this budget on, the spill footer has room reserved for the note."""
-
-
-class Reducer(Protocol):
-    """What a reducer module provides."""
-
-    name: str
-
-    def detect(self, text: str, hint: Hint) -> bool: ...
-
-    def reduce(self, text: str, hint: Hint, budget: Budget) -> Plan | None: ...
 
 
 class SpillSaver(Protocol):
@@ -141,20 +128,64 @@ class Shrunk:
 # Reducer discovery
 
 
-def builtin_reducers() -> list[ModuleType]:
+def builtin_reducers() -> list[Reducer]:
     """The built-in reducer modules present, in pipeline order."""
-    found = []
+    found: list[Reducer] = []
     for name in BUILTIN_ORDER:
         qualified = f"klipui.shrink.reducers.{name}"
         try:
-            found.append(importlib.import_module(qualified))
+            # Each is checked against `Reducer` statically (`_BUILTIN_TYPED` below).
+            found.append(cast(Reducer, importlib.import_module(qualified)))
         except ModuleNotFoundError as error:
             if error.name != qualified:
                 raise
     return found
 
 
-def _check_reducer(module: object, expected: str | None, origin: str) -> None:
+if TYPE_CHECKING:  # mypy checks every built-in reducer module against `Reducer`
+    from klipui.shrink.reducers import build as _build
+    from klipui.shrink.reducers import csv as _csv
+    from klipui.shrink.reducers import diff as _diff
+    from klipui.shrink.reducers import docker as _docker
+    from klipui.shrink.reducers import gitlog as _gitlog
+    from klipui.shrink.reducers import grep as _grep
+    from klipui.shrink.reducers import install as _install
+    from klipui.shrink.reducers import json as _json
+    from klipui.shrink.reducers import lint as _lint
+    from klipui.shrink.reducers import log as _log
+    from klipui.shrink.reducers import outline as _outline
+    from klipui.shrink.reducers import repeat as _repeat
+    from klipui.shrink.reducers import semantic as _semantic
+    from klipui.shrink.reducers import size as _size
+    from klipui.shrink.reducers import sql as _sql
+    from klipui.shrink.reducers import stacktrace as _stacktrace
+    from klipui.shrink.reducers import tests as _tests
+    from klipui.shrink.reducers import tree as _tree
+
+    _BUILTIN_TYPED: tuple[Reducer, ...] = (
+        _diff,
+        _json,
+        _sql,
+        _csv,
+        _docker,
+        _tests,
+        _build,
+        _lint,
+        _stacktrace,
+        _gitlog,
+        _install,
+        _log,
+        _tree,
+        _grep,
+        _outline,
+        _repeat,
+        _semantic,
+        _size,
+    )
+
+
+def _check_reducer(module: object, expected: str | None, origin: str) -> Reducer:
+    """`module` as a reducer (ValueError naming `origin` when it lacks what one needs)."""
     name = getattr(module, "name", None)
     if not isinstance(name, str) or not name:
         raise ValueError(f"{origin}: a reducer needs a `name` string")
@@ -163,14 +194,15 @@ def _check_reducer(module: object, expected: str | None, origin: str) -> None:
             raise ValueError(f"{origin}: reducer {name!r} has no callable `{attr}`")
     if expected is not None and name != expected:
         raise ValueError(f"{origin}: reducer name {name!r} differs from the file name {expected!r}")
+    return cast(Reducer, module)
 
 
-def load_reducers(folder: str | Path) -> list[ModuleType]:
+def load_reducers(folder: str | Path) -> list[Reducer]:
     """Import every `*.py` in `folder` (sorted by name) as a reducer; fail loudly on a bad one."""
     directory = Path(folder)
     if not directory.is_dir():
         raise ValueError(f"{directory}: not a folder")
-    modules = []
+    modules: list[Reducer] = []
     for path in sorted(directory.glob("*.py")):
         if path.name.startswith("_"):
             continue
@@ -185,8 +217,7 @@ def load_reducers(folder: str | Path) -> list[ModuleType]:
         except Exception as error:
             sys.modules.pop(unique, None)
             raise ValueError(f"{path}: {type(error).__name__}: {error}") from error
-        _check_reducer(module, path.stem, str(path))
-        modules.append(module)
+        modules.append(_check_reducer(module, path.stem, str(path)))
     return modules
 
 
@@ -194,21 +225,19 @@ def reducer_chain(
     only: Sequence[str] | None = None,
     disable: Sequence[str] | None = None,
     extra: Iterable[object] = (),
-) -> list[object]:
+) -> list[Reducer]:
     """The reducers `shrink` tries, in order; `size` is always last and cannot be disabled."""
-    extras = list(extra)
-    for module in extras:
-        _check_reducer(module, None, repr(module))
+    extras = [_check_reducer(module, None, repr(module)) for module in extra]
     builtins = builtin_reducers()
     size = next(m for m in builtins if m.name == "size")
     others = [m for m in builtins if m.name != "size"]
     if only is not None:
-        by_name: dict[str, object] = {m.name: m for m in others}
-        by_name.update({m.name: m for m in extras})  # type: ignore[attr-defined]
+        by_name: dict[str, Reducer] = {m.name: m for m in others}
+        by_name.update({m.name: m for m in extras})
         chain = [by_name[n] for n in dict.fromkeys(only) if n in by_name]
     else:
         skip = set(disable or ()) - {"size"}
-        chain = [m for m in [*extras, *others] if m.name not in skip]  # type: ignore[attr-defined]
+        chain = [m for m in [*extras, *others] if m.name not in skip]
     return [*chain, size]
 
 
@@ -321,7 +350,8 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
                     cost = keep_cost(start, end)
                 append(_Piece(start, end, item.priority, None, cost, end - start))
         else:
-            rows = tuple(part.rstrip("\r") for line in item.lines for part in str(line).split("\n"))
+            said = item.lines if isinstance(item, Summary) else ()
+            rows = tuple(part.rstrip("\r") for line in said for part in str(line).split("\n"))
             if layout.cap > 0:
                 rows = tuple(cap_line(row, layout.cap) for row in rows)
             cost = sum(len(row) + 1 for row in rows)
@@ -665,7 +695,7 @@ def _by_regions(
     lines: Lines,
     hint: Hint,
     budget: Budget,
-    chain: Sequence[object],
+    chain: Sequence[Reducer],
     layout: _Layout,
     max_chars: int,
     max_rows: int,
@@ -728,7 +758,7 @@ def size_direction(hint: Hint) -> str:
     return size.direction(hint)
 
 
-def _overflow(module: object, hint: Hint) -> str:
+def _overflow(module: Reducer, hint: Hint) -> str:
     direction = getattr(module, "overflow", "head")
     if direction == "hint":
         return size_direction(hint)
@@ -849,14 +879,14 @@ class _Fit(NamedTuple):
 
 def _fit(
     plan: Plan,
-    module: object,
+    module: Reducer,
     lines: Lines,
     layout: _Layout,
     hint: Hint,
     max_chars: int,
     max_rows: int,
 ) -> _Fit | None:
-    name = module.name  # type: ignore[attr-defined]
+    name = module.name
     label = str(getattr(module, "gap_label", "") or "")
     layout.label = label
     pieces = _pieces(plan, lines, layout)
@@ -916,20 +946,6 @@ def _check_budget(budget: Budget) -> None:
         raise ValueError(f"max_chars must be 0 or at least {MIN_CHARS}")
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: shrinking allocates many small acyclic objects, and
-    collections triggered by them cost a third of the time on big inputs."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def shrink(
     text: str,
     hint: Hint | None = None,
@@ -940,8 +956,7 @@ def shrink(
     extra: Iterable[object] = (),
 ) -> Shrunk:
     """Shrink `text` to fit `budget`, keeping what its shape says matters (see module docs)."""
-    with _collector_paused():
-        return _shrink(text, hint, budget, spill, only, disable, extra)
+    return _shrink(text, hint, budget, spill, only, disable, extra)
 
 
 def _shrink(
@@ -984,13 +999,13 @@ def _shrink(
     layout = _Layout(lines, budget.max_line_chars)
     problems: list[str] = []
     fit: _Fit | None = None
-    chosen: object = None
+    chosen: Reducer | None = None
     for module in chain:
-        name = module.name  # type: ignore[attr-defined]
+        name = module.name
         try:
-            if not module.detect(text, hint):  # type: ignore[attr-defined]
+            if not module.detect(text, hint):
                 continue
-            plan = module.reduce(text, hint, budget)  # type: ignore[attr-defined]
+            plan = module.reduce(text, hint, budget)
             if plan is None:
                 continue
             fit = _fit(plan, module, lines, layout, hint, body_chars, body_rows)
@@ -1005,7 +1020,7 @@ def _shrink(
     assert fit is not None and chosen is not None
 
     layout.label = fit.label
-    name = chosen.name  # type: ignore[attr-defined]
+    name = chosen.name
     pieces, filled = fit.pieces, 0
     parts_by: list[str] = []
     describe_regions = ""

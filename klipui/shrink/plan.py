@@ -15,6 +15,7 @@ Detection should look at a bounded sample (`klipui.shrink.text.sample_lines`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,3 +70,14 @@ class Summary:
 Piece = Keep | Summary
 Plan = list[Piece]
 """Pieces in input order, not overlapping; input lines in no piece are omitted."""
+
+
+class Reducer(Protocol):
+    """What a reducer module provides (the built-in ones are checked against it by mypy, a
+    folder's reducers by `pipeline.load_reducers` when they load)."""
+
+    name: str
+
+    def detect(self, text: str, hint: Hint) -> bool: ...
+
+    def reduce(self, text: str, hint: Hint, budget: Budget) -> Plan | None: ...

@@ -369,9 +369,9 @@ class Scores:
             spread = {}  # so many repeats that their first and last must do
         if len(spread) > MAX_SPREAD:
             for i, shape in enumerate(shapes):
-                value = spread.get(shape)
-                if value is not None:
-                    self._raise(i, value)
+                spread_at = spread.get(shape)
+                if spread_at is not None:
+                    self._raise(i, spread_at)
         else:
             for shape, value in spread.items():
                 i = first[shape]

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
+from klipui.shrink.plan import Budget, Hint, Keep, Plan, Reducer, Summary
 from klipui.shrink.text import Lines
 
 MIN_LINES = 12
@@ -70,16 +70,16 @@ def _shifted(plan: Plan, offset: int) -> tuple[Keep | Summary, ...]:
 
 
 def _recognise(
-    text: str, hint: Hint, budget: Budget, chain: Sequence[object]
+    text: str, hint: Hint, budget: Budget, chain: Sequence[Reducer]
 ) -> tuple[str, Plan] | None:
     for module in chain:
-        name = module.name  # type: ignore[attr-defined]
+        name = module.name
         if name in GENERIC:
             continue
         try:
-            if not module.detect(text, hint):  # type: ignore[attr-defined]
+            if not module.detect(text, hint):
                 continue
-            plan = module.reduce(text, hint, budget)  # type: ignore[attr-defined]
+            plan = module.reduce(text, hint, budget)
         except Exception:  # a reducer failing on a region just does not take it
             continue
         if plan:
@@ -96,7 +96,7 @@ def _valid(plan: Plan, n: int) -> bool:
     return True
 
 
-def regions(lines: Lines, hint: Hint, budget: Budget, chain: Sequence[object]) -> list[Region]:
+def regions(lines: Lines, hint: Hint, budget: Budget, chain: Sequence[Reducer]) -> list[Region]:
     """The regions of `lines`, each with the plan of the reducer that fits it (if any); empty
     when the output is not segmented or no region is recognised."""
     if len(lines.text) > MAX_CHARS or len(lines) < 2 * MIN_LINES:

@@ -158,7 +158,7 @@ class FileSpillStore:
 
     def entries(self) -> list[SpillEntry]:
         """Stored originals, newest first."""
-        found = []
+        found: list[SpillEntry] = []
         if not self.dir.is_dir():
             return found
         for path in self.dir.glob("*.txt"):

@@ -119,6 +119,12 @@ class EventView(LineView):
         self.find_pattern: re.Pattern[str] | None = None
         """Find matches to highlight in every turn shown."""
 
+    def on_unmount(self) -> None:
+        """Drop the session and its documents: the closed screen may outlive its close."""
+        self._documents.clear()
+        self._documents_of = None
+        self.document = None
+
     def styles_map(self) -> dict[str, Style]:
         """The component styles by name, computed once per style change (each walks the DOM)."""
         if self._styles is None:

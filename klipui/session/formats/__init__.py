@@ -1,6 +1,8 @@
-"""Session formats: one adapter module per agent, each able to sniff, lower and raise.
+"""Session formats: one adapter per agent (a package here), registered in `REGISTRY` below.
 
-An adapter module exposes:
+Each agent's package holds its lowering (`lowering.py`), its child writer (`child.py`) and, in
+its `__init__`, an `Adapter` (`klipui.session.adapter`) that is the only way the rest of klipui
+reaches it. The adapter offers what the modules used to expose:
 
 - `name: str` and `agent: str` (the format name and the agent's human name);
 - `sniff(values: Sequence[Any]) -> bool`: True when the first decoded records look like this
@@ -35,44 +37,83 @@ The lowering contract, shared by every format so that the clip engine and the ap
 - Native references (`tool_use_id`, `call_id`, `toolCallId`, `parentUuid`) become seq references in
   `sourceEventSeqs` where the clip rules need them.
 
-`FORMATS` lists the adapters in sniffing order: the most specific first, generic messages last.
+`REGISTRY` lists the adapters in sniffing order: the most specific first, generic messages last.
+Adding an agent is one package and one line there.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
-FORMATS: list[str] = ["dsh", "pi", "codex", "claude", "messages"]
-"""Adapter module names in sniffing order (most specific first, generic messages last)."""
+from klipui.session.adapter import Adapter, check_adapter
+from klipui.session.formats import claude, codex, dsh, messages, pi, qwen
+from klipui.session.formats._values import base64_size, dumps_json, json_text, without_non_finite
+
+
+def register(*candidates: object) -> tuple[Adapter, ...]:
+    """The adapters, each checked against `Adapter`, in the order given (names unique)."""
+    adapters = tuple(check_adapter(candidate) for candidate in candidates)
+    names = [one.name for one in adapters]
+    if len(set(names)) != len(names):
+        raise TypeError(f"adapter names registered twice: {names}")
+    return adapters
+
+
+REGISTRY: tuple[Adapter, ...] = register(
+    dsh.ADAPTER,
+    pi.ADAPTER,
+    codex.ADAPTER,
+    qwen.ADAPTER,
+    claude.ADAPTER,
+    messages.ADAPTER,
+)
+"""Every agent's adapter, in sniffing order (most specific first, generic messages last)."""
+
+FORMATS: list[str] = [one.name for one in REGISTRY]
+"""Format names in sniffing order."""
 
 SNIFF_VALUES = 64
 """How many leading records sniffing looks at."""
 
-
-def adapter(name: str) -> ModuleType:
-    """The adapter module of format `name` (KeyError for an unknown name)."""
-    if name not in FORMATS:
-        raise KeyError(name)
-    return importlib.import_module(f"{__name__}.{name}")
+_BY_NAME = {one.name: one for one in REGISTRY}
 
 
-def adapters() -> list[ModuleType]:
-    """Every adapter module, in sniffing order."""
-    return [adapter(name) for name in FORMATS]
+def adapter(name: str) -> Adapter:
+    """The adapter of format `name` (KeyError for an unknown name)."""
+    return _BY_NAME[name]
 
 
-def detect_format(values: Sequence[Any]) -> ModuleType | None:
+def adapters() -> list[Adapter]:
+    """Every adapter, in sniffing order."""
+    return list(REGISTRY)
+
+
+def detect_format(values: Sequence[Any]) -> Adapter | None:
     """The first adapter whose `sniff` accepts the leading decoded records, or None."""
     head = list(values[:SNIFF_VALUES])
     if not head:
         return None
-    for module in adapters():
+    for one in REGISTRY:
         try:
-            if module.sniff(head):
-                return module
+            if one.sniff(head):
+                return one
         except (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError):
             continue  # fields of unexpected types: not this format
     return None
+
+
+__all__ = [
+    "FORMATS",
+    "REGISTRY",
+    "SNIFF_VALUES",
+    "Adapter",
+    "adapter",
+    "adapters",
+    "base64_size",
+    "detect_format",
+    "dumps_json",
+    "json_text",
+    "register",
+    "without_non_finite",
+]

@@ -8,10 +8,10 @@ from typing import Any
 
 import msgspec
 
-from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import first_line
 from klipui.session.jsonl import scan_chunks
 from klipui.session.model import SessionInfo
+from klipui.session.tokens import estimate_tokens
 
 
 class Message(msgspec.Struct):

@@ -129,3 +129,20 @@ class EventBuilder(TurnBook):
             return None
         data = {"turn": self.turn, "reason": {"kind": kind}}
         return Event(type="turn/end", seq=-1, time=time, data=data)
+
+
+def replace_result_blocks(message: Any, call_id: str, text: str) -> bool:
+    """Replace, in place, the content of the `tool_result` block answering `call_id` in an
+    Anthropic-shaped message; True when one was found."""
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        return False
+    done = False
+    for block in message["content"]:
+        if (
+            isinstance(block, dict)
+            and block.get("type") == "tool_result"
+            and block.get("tool_use_id") == call_id
+        ):
+            block["content"] = text
+            done = True
+    return done

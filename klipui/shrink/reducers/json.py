@@ -182,6 +182,7 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
     cuts.update(compress(range(1, n), map(ne, priority[1:], priority[:-1])))
     bounds = sorted(cuts | {0, n})
     plan: Plan = [
+        # Fractional priorities rank top-level keys by size; Keep only compares them.
         Keep(start, end, priority[start])  # type: ignore[arg-type]
         for start, end in pairwise(bounds)
         if start < end
@@ -210,8 +211,8 @@ def _sampled(value: Any, depth: int = 0) -> Any:
         result["..."] = f"{len(items) - OBJECT_KEEP:,} more keys omitted"
         return result
     if isinstance(value, str) and len(value) > STRING_MAX:
-        kept = safe_slice(value, STRING_MAX)
-        return f"{kept}... (+{plural(len(value) - len(kept), 'char')})"
+        head = safe_slice(value, STRING_MAX)
+        return f"{head}... (+{plural(len(value) - len(head), 'char')})"
     return value
 
 

@@ -19,14 +19,8 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import (
-    ChildBody,
-    ChildSource,
-    base36,
-    child_title_text,
-    epoch_ms,
-    random_base36,
-)
+from klipui.session.adapter import ChildBody, ChildSource
+from klipui.session.childkit import base36, child_title_text, epoch_ms, random_base36
 from klipui.session.model import Session
 
 TITLED = True

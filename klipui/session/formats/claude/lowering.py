@@ -51,7 +51,8 @@ from klipui.session.blocks import first_line
 from klipui.session.files import open_regular
 from klipui.session.formats._native import ORIGINS, EventBuilder, kept_records, project_name
 from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines
-from klipui.session.jsonl import paused_gc
+from klipui.session.formats.claude.chain import chain_parent, nearest_kept
+from klipui.session.formats.claude.chain import parents as chain_parents
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -210,11 +211,6 @@ def _user_kind(value: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------------- branches
 
 
-def _chain_parent(value: dict[str, Any]) -> Any:
-    parent = value.get("parentUuid")
-    return parent if parent is not None else value.get("logicalParentUuid")
-
-
 def _node_kind(value: dict[str, Any]) -> str | None:
     kind = value.get("type")
     if kind == "assistant":
@@ -245,7 +241,7 @@ def abandoned_branches(values: Sequence[dict[str, Any]], main_is_sidechain: bool
         return set()
 
     def parent_of(index: int) -> int | None:
-        parent = _chain_parent(values[index])
+        parent = chain_parent(values[index])
         return by_uuid.get(parent) if isinstance(parent, str) else None
 
     path_child: dict[int, int] = {}
@@ -639,12 +635,11 @@ class _Lowerer:
 
 def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
     """Lower Claude Code lines to events and turns."""
-    with paused_gc():
-        lowerer = _Lowerer(Path(path), records)
-        events = lowerer.run()
-        turns = build_turns(events)
-        for turn in turns:
-            turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
+    lowerer = _Lowerer(Path(path), records)
+    events = lowerer.run()
+    turns = build_turns(events)
+    for turn in turns:
+        turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
     return Session(
         path=Path(path),
         format=name,
@@ -759,37 +754,16 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
     """The lines behind `events`, byte for byte, parents re-linked past dropped lines."""
     kept = kept_records(events)
     raw = raw_lines(session, kept)
-    kept_set = set(kept)
     values = [r.value if isinstance(r.value, dict) else {} for r in session.records]
-    by_uuid: dict[str, int] = {}
-    for index, value in enumerate(values):
-        uuid = value.get("uuid")
-        if isinstance(uuid, str):
-            by_uuid.setdefault(uuid, index)
-    kept_uuids = {values[i].get("uuid") for i in kept}
+    links = chain_parents(values)
+    kept_uuids = {u for i in kept if isinstance(u := values[i].get("uuid"), str)}
     for index in kept:
         value = values[index]
         parent = value.get("parentUuid")
-        if not isinstance(parent, str) or parent in kept_uuids or parent not in by_uuid:
+        if not isinstance(parent, str) or parent in kept_uuids or parent not in links:
             yield raw[index]
             continue
-        yield _relinked(value, _kept_ancestor(values, by_uuid, kept_set, parent))
-
-
-def _kept_ancestor(
-    values: Sequence[dict[str, Any]], by_uuid: dict[str, int], kept: set[int], parent: str
-) -> str | None:
-    seen: set[str] = set()
-    current: Any = parent
-    while isinstance(current, str) and current not in seen:
-        seen.add(current)
-        index = by_uuid.get(current)
-        if index is None:
-            return None
-        if index in kept:
-            return current
-        current = _chain_parent(values[index])
-    return None
+        yield _relinked(value, nearest_kept(parent, kept_uuids, links))
 
 
 def _relinked(value: dict[str, Any], parent: str | None) -> bytes:

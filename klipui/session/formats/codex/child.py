@@ -12,13 +12,15 @@ interrupted.
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, iso_stamp, last_turn_ending, uuid7
+from klipui.session.adapter import ChildBody, ChildSource
+from klipui.session.childkit import iso_stamp, last_turn_ending, uuid7
 from klipui.session.formats._native import kept_records
 from klipui.session.model import Event, Session
 
@@ -182,3 +184,27 @@ def _abort_mark(stamp: str, ordinal: Any) -> dict[str, Any]:
     mark["type"] = "event_msg"
     mark["payload"] = {"type": "turn_aborted", "reason": "interrupted"}
     return mark
+
+
+def replace_result(value: Any, call_id: str, text: str) -> Any | None:
+    """A copy of `value` whose `function_call_output` for `call_id` reads `text`, or None."""
+    value = copy.deepcopy(value)
+    payload = value.get("payload") if isinstance(value, dict) else None
+    if not isinstance(payload, dict) or payload.get("call_id") != call_id:
+        return None
+    payload["output"] = _output(payload.get("output"), text)
+    return value
+
+
+def _output(output: Any, text: str) -> Any:
+    """`text` in the shape of the original output (a list of parts, a JSON wrapper, text)."""
+    if isinstance(output, list):
+        return [{"type": "input_text", "text": text}]
+    if isinstance(output, str) and output.startswith("{"):
+        try:
+            wrapped = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            wrapped = None
+        if isinstance(wrapped, dict) and "output" in wrapped:
+            return orjson.dumps({**wrapped, "output": text}).decode()
+    return text

@@ -23,6 +23,7 @@ every `parentUuid` is null), after the last compact boundary.
 
 from __future__ import annotations
 
+import copy
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,8 +33,10 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, child_title_text, last_turn_ending
-from klipui.session.formats._native import kept_records
+from klipui.session.adapter import ChildBody, ChildSource
+from klipui.session.childkit import child_title_text, last_turn_ending
+from klipui.session.formats._native import kept_records, replace_result_blocks
+from klipui.session.formats.claude import chain
 from klipui.session.model import Event, Session
 
 TITLED = True
@@ -81,7 +84,7 @@ def build(source: ChildSource) -> ChildBody:
     blockers = _blockers(values, kept)
     namespace = uuid.UUID(source.child_id)
     uuids = _uuid_map(values, kept, namespace)
-    parents = _parents(values)
+    parents = chain.parents(values)
     raw = {i: session.record_bytes(i) for i in kept if i not in source.replacements}
     lines: list[bytes] = []
     leaf: str | None = None
@@ -191,7 +194,7 @@ def _complete_tool_pairs(values: list[Any], kept: set[int], notes: list[str]) ->
     for index in sorted(kept):
         for block in _blocks(values[index]):
             if block.get("type") == "tool_use":
-                added.update(i for i in results.get(block.get("id"), []) if i not in kept)
+                added.update(i for i in results.get(str(block.get("id")), []) if i not in kept)
     if added:
         notes.append(f"kept {len(added)} more tool result line(s) answering kept tool calls")
     kept = kept | added
@@ -202,7 +205,7 @@ def _complete_tool_pairs(values: list[Any], kept: set[int], notes: list[str]) ->
         if (
             pending
             and len(pending) == len(blocks)
-            and all(uses.get(b.get("tool_use_id")) not in kept for b in pending)
+            and all(uses.get(str(b.get("tool_use_id")), -1) not in kept for b in pending)
         ):
             orphans.add(index)
     if orphans:
@@ -331,27 +334,8 @@ def _uuid_map(values: list[Any], kept: list[int], namespace: uuid.UUID) -> dict[
     return out
 
 
-def _parents(values: list[Any]) -> dict[str, Any]:
-    """uuid → parentUuid (the logical parent for a root with one), over every line."""
-    out: dict[str, Any] = {}
-    for value in values:
-        own = value.get("uuid")
-        if isinstance(own, str) and own not in out:
-            parent = value.get("parentUuid")
-            out[own] = parent if parent is not None else value.get("logicalParentUuid")
-    return out
-
-
-def _nearest_kept(start: Any, uuids: dict[str, str], parents: dict[str, Any]) -> str | None:
-    """The new uuid of `start` or of its nearest kept ancestor (None when there is none)."""
-    node = start
-    seen: set[str] = set()
-    while isinstance(node, str) and node not in seen:
-        if node in uuids:
-            return uuids[node]
-        seen.add(node)
-        node = parents.get(node)
-    return None
+def _new_uuid(old: str | None, uuids: dict[str, str]) -> str | None:
+    return uuids[old] if old is not None else None
 
 
 def _changes(
@@ -368,7 +352,7 @@ def _changes(
     for key in _CHAIN_KEYS:
         old = value.get(key)
         if isinstance(old, str):
-            out.append((key, old, _nearest_kept(old, uuids, parents)))
+            out.append((key, old, _new_uuid(chain.nearest_kept(old, uuids, parents), uuids)))
     message_id = value.get("messageId")
     if isinstance(message_id, str) and message_id in uuids:
         out.append(("messageId", message_id, uuids[message_id]))
@@ -391,3 +375,11 @@ def _rewrite(line: bytes, value: dict[str, Any], changes: list[tuple[str, Any, A
             return dumps(changed)
         out = out.replace(pattern, b'"' + key.encode() + b'":' + dumps(new))
     return out
+
+
+def replace_result(value: Any, call_id: str, text: str) -> Any | None:
+    """A copy of `value` whose `tool_result` block for `call_id` reads `text`, or None."""
+    value = copy.deepcopy(value)
+    if isinstance(value, dict) and replace_result_blocks(value.get("message"), call_id, text):
+        return value
+    return None

@@ -90,7 +90,8 @@ def _image_block(block: dict[str, Any]) -> dict[str, Any]:
         return data_url_image(
             url if isinstance(url, str) else "", default_media="application/octet-stream"
         )
-    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    found = block.get("source")
+    source: dict[str, Any] = found if isinstance(found, dict) else {}
     if source.get("type") == "url":
         return {"type": "image", "mediaType": "", "size": 0, "url": source.get("url", "")}
     media = source.get("media_type") or block.get("mimeType") or ""
@@ -166,7 +167,8 @@ class _Lowering:
             if rest or not results:
                 if self.first_prompt is None:
                     self.first_prompt = "\n".join(b["text"] for b in blocks if b["type"] == "text")
-                message_id = message.get("id") if isinstance(message.get("id"), str) else key
+                native_id = message.get("id")
+                message_id = native_id if isinstance(native_id, str) else key
                 event = log.user(message_id, blocks, kind="user", time=time, origin=index)
                 event.data[PART] = whole
         elif role == "assistant":
@@ -231,7 +233,8 @@ class _Lowering:
                 )
                 blocks.append(call)
                 calls.append((call_index, call))
-        message_id = message.get("id") if isinstance(message.get("id"), str) else key
+        native_id = message.get("id")
+        message_id = native_id if isinstance(native_id, str) else key
         stop = message.get("stop_reason") or message.get("finish_reason")
         event = self.log.assistant(
             message_id,
@@ -338,7 +341,10 @@ def _rebuild(value: dict[str, Any], parts: set[tuple[int, int]]) -> dict[str, An
                     messages.append(rebuilt)
         return {**value, "messages": messages} if messages else None
     if _is_message(value):
-        return _rebuild_message(value, {block for (m, block) in parts if m == 0})
+        rebuilt_message: dict[str, Any] | None = _rebuild_message(
+            value, {block for (m, block) in parts if m == 0}
+        )
+        return rebuilt_message
     return value
 
 

@@ -23,10 +23,10 @@ from typing import Any
 
 import orjson
 
-from klipui.conversation.tokens import estimate_tokens
 from klipui.session.blocks import event_texts, first_line, iter_block_texts
 from klipui.session.formats._values import text_or_none
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.tokens import estimate_tokens
 from klipui.session.turns import build_turns
 
 name = "dsh"
@@ -103,7 +103,8 @@ def expand_row(value: dict[str, Any], origin: int | None = None) -> list[Event]:
     else:
         steps = list(data.get("dt") or ())
         steps += [0] * (len(chunks) - 1 - len(steps))
-        times = list(accumulate(steps[: max(len(chunks) - 1, 0)], initial=time0))
+        start: Any = time0  # a number as the file has it (int or float)
+        times = list(accumulate(steps[: max(len(chunks) - 1, 0)], initial=start))
     return [
         Event(
             "assistant/chunk",
@@ -145,7 +146,7 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
             Event(
                 kind,
                 value["seq"],
-                time if isinstance(time, int | float) and not isinstance(time, bool) else None,
+                _number(time),
                 data if isinstance(data, dict) else {},
                 value.get("sourceEventSeqs"),
                 value.get("surfaceOp"),
@@ -184,6 +185,11 @@ def _check_seqs(
                 break
 
 
+def _number(value: Any) -> Any:
+    """`value` when it is a number (int or float, as the file has it), else None."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def latest_title(events: Sequence[Event]) -> str | None:
     """The title of the latest `session/title` event (the harness's rule), or None."""
     for event in reversed(events):
@@ -208,14 +214,15 @@ def info(path: Path, values: Sequence[Any]) -> SessionInfo:
             continue
         kind = value.get("type")
         if kind in CHUNK_ROWS:
-            data = value.get("data")
-            deltas = data.get("texts") or data.get("args") if isinstance(data, dict) else None
+            row = value.get("data")
+            deltas = row.get("texts") or row.get("args") if isinstance(row, dict) else None
             events += len(deltas) if isinstance(deltas, list) else 0
             continue
         events += 1
         if isinstance(value.get("time"), int):
             last_time = value["time"]
-        data = value.get("data") if isinstance(value.get("data"), dict) else {}
+        found = value.get("data")
+        data: dict[str, Any] = found if isinstance(found, dict) else {}
         if kind == "turn/start":
             turns += 1
         elif kind == "session/title" and isinstance(data.get("title"), str):
@@ -270,8 +277,8 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
         event = events[position]
         origin = event.origin
         raw = session.record_bytes(origin) if origin is not None else None
-        record = orjson.loads(raw) if raw is not None else None
-        if record is not None and record.get("type") in CHUNK_ROWS:
+        record: dict[str, Any] = orjson.loads(raw) if raw is not None else {}
+        if origin is not None and raw is not None and record.get("type") in CHUNK_ROWS:
             members = expand_row(record)
             run = events[position : position + len(members)]
             if _is_whole_row(run, members, origin):
@@ -283,10 +290,10 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
                 position += len(members)
                 continue
             yield orjson.dumps(event.to_dict())
-        elif record is not None and _same_event(event, record):
+        elif raw is not None and _same_event(event, record):
             yield raw
         else:
-            yield orjson.dumps(_native(event, record))
+            yield orjson.dumps(_native(event, record if raw is not None else None))
         position += 1
 
 

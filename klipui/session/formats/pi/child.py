@@ -12,6 +12,7 @@ load).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import secrets
 from datetime import datetime
@@ -20,9 +21,10 @@ from typing import Any
 
 import orjson
 
-from klipui.klip.children import ChildBody, ChildSource, child_title_text, iso_stamp, uuid7
-from klipui.session.formats import adapter
+from klipui.session.adapter import ChildBody, ChildSource
+from klipui.session.childkit import child_title_text, iso_stamp, uuid7
 from klipui.session.formats._turnkit import first_seen_origins
+from klipui.session.formats.pi.lowering import raise_records
 from klipui.session.model import Session
 
 TITLED = True
@@ -64,7 +66,7 @@ def build(source: ChildSource) -> ChildBody:
     if isinstance(cwd, str) and not Path(cwd).is_dir():
         notes.append(f"the header cwd {cwd!r} is missing here; pi resumes it only where it exists")
     raised = dataclasses.replace(session, header=new_header)
-    lines = list(adapter("pi").raise_records(raised, source.kept))
+    lines = list(raise_records(raised, source.kept))
     kept = [i for i in first_seen_origins(source.kept) if i != header_index]
     position = {old: new for new, old in enumerate(kept, start=1)}
     for line_number, index in enumerate(kept, start=1):
@@ -128,3 +130,18 @@ def _last_id(lines: list[bytes]) -> str | None:
 
 def _short_id() -> str:
     return secrets.token_hex(4)
+
+
+def replace_result(value: Any, call_id: str, text: str) -> Any | None:
+    """A copy of `value` whose tool result for `call_id` (or bash execution) reads `text`."""
+    value = copy.deepcopy(value)
+    message = value.get("message") if isinstance(value, dict) else None
+    if not isinstance(message, dict):
+        return None
+    if message.get("role") == "bashExecution":
+        message["output"] = text
+        return value
+    if message.get("role") == "toolResult" and message.get("toolCallId") == call_id:
+        message["content"] = [{"type": "text", "text": text}]
+        return value
+    return None

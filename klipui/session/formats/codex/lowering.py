@@ -47,7 +47,6 @@ from klipui.session.formats._values import (
     raw_lines,
     text_or_none,
 )
-from klipui.session.jsonl import paused_gc
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -342,7 +341,7 @@ class _Lowerer:
             group.data.setdefault(ORIGINS, [group.origin]).append(index)
         if call:
             self.out.answered(False)
-        elif payload.get("type") == "message":
+        elif payload.get("type") == "message" and self.group is not None:
             content = self.group.data["message"]["content"]
             self.out.answered(not any(b.get("type") == "tool-call" for b in content))
 
@@ -374,21 +373,22 @@ def _parent(meta: dict[str, Any]) -> str | None:
         return forked
     source = meta.get("source")
     if isinstance(source, dict):
-        spawn = (source.get("subagent") or {}) if isinstance(source.get("subagent"), dict) else {}
+        found = source.get("subagent")
+        spawn: dict[str, Any] = found if isinstance(found, dict) else {}
         thread = spawn.get("thread_spawn")
-        if isinstance(thread, dict) and isinstance(thread.get("parent_thread_id"), str):
-            return thread["parent_thread_id"]
+        parent = thread.get("parent_thread_id") if isinstance(thread, dict) else None
+        if isinstance(parent, str):
+            return parent
     return None
 
 
 def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session:
     """Lower rollout lines to events and turns."""
-    with paused_gc():
-        lowerer = _Lowerer(records)
-        events = lowerer.run()
-        turns = build_turns(events)
-        for turn in turns:
-            turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
+    lowerer = _Lowerer(records)
+    events = lowerer.run()
+    turns = build_turns(events)
+    for turn in turns:
+        turn.prompt = _turn_prompt(events[turn.start : turn.end]) or turn.prompt
     meta = lowerer.header.get("payload") if lowerer.header else None
     meta = meta if isinstance(meta, dict) else {}
     cwd = text_or_none(meta.get("cwd"))
