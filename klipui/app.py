@@ -29,6 +29,10 @@ class Sources:
     """Show the demo sessions (with a notice) when discovery finds nothing."""
 
 
+NARROW = 110
+"""Terminals narrower than this get a compact footer."""
+
+
 class KlipuiApp(App[int]):
     """Browse, shrink and clip coding-agent sessions."""
 
@@ -92,11 +96,13 @@ class KlipuiApp(App[int]):
         self.fit_footer()
 
     def fit_footer(self) -> None:
-        """Compact footer keys on narrow terminals, so the keys of the context still fit."""
+        """Compact footer keys on narrow terminals, so the keys of the context still fit; below
+        `NARROW` columns the palette key leaves the footer (Ctrl+P still opens it; F1 says so)."""
         from textual.widgets import Footer
 
         for footer in self.screen.query(Footer):
-            footer.compact = self.size.width < 110
+            footer.compact = self.size.width < NARROW
+            footer.show_command_palette = self.size.width >= NARROW
 
     def open_session(self, path: Path) -> None:
         """Open a session file in its own screen."""

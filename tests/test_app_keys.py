@@ -31,6 +31,8 @@ MEANINGS = {
     "scroll_end": "last",
     "clip": "child",
     "write": "child",
+    "filter": "type what to look for",
+    "query": "type what to look for",
 }
 
 

@@ -16,10 +16,10 @@ from textual.widgets import Footer, LoadingIndicator, Static
 
 from klipui.klip import LEFT_OPEN, turn_endings
 from klipui.screens.base import KlipuiScreen
-from klipui.session.display import clean_line
-from klipui.session.model import Session
+from klipui.session.display import clean_line, display_title
+from klipui.session.model import Session, SessionInfo
 from klipui.widgets.event_view import EventView
-from klipui.widgets.format import human_count, human_size, plural
+from klipui.widgets.format import human_count, human_size, one_line, plural
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
 
@@ -175,6 +175,7 @@ class SessionScreen(KlipuiScreen):
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < 100, "-narrow")
+        self._update_info()
 
     @work(thread=True, exclusive=True, group="session-open", exit_on_error=False)
     def load_session(self) -> None:
@@ -243,7 +244,6 @@ class SessionScreen(KlipuiScreen):
         turns = self.query_one(TurnList)
         tokens = sum(t.tokens for t in session.turns)
         parts = [
-            clean_line(session.title or self.path.name),
             agent_name(session.format),
             plural(len(session.turns), "turn"),
             f"{human_count(tokens)} tokens",
@@ -258,7 +258,12 @@ class SessionScreen(KlipuiScreen):
             parts.append("all events (m)")
         if turns.selected:
             parts.append(f"selected {len(turns.selected)}")
-        self.query_one("#session-info", Static).update(Text(" · ".join(p for p in parts if p)))
+        rest = " · ".join(p for p in parts if p)
+        first = session.turns[0].prompt if session.turns else None
+        info = SessionInfo(self.path, session.format, title=session.title, first_prompt=first)
+        room = max(12, self.size.width - 2 - Text(rest).cell_len - 3)
+        title = one_line(clean_line(display_title(info)), room)
+        self.query_one("#session-info", Static).update(Text(f"{title} · {rest}"))
 
     # --- turn list and event view ------------------------------------------------------------
 

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 BATCH_SECONDS = 0.1
 """How often the discovery worker hands rows to the table."""
+MIN_TITLE = 12
+"""Cells the title column keeps however narrow the terminal."""
+SCROLLBAR = 2
+"""Cells of the table's vertical scrollbar."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,9 +296,16 @@ class SessionsScreen(KlipuiScreen):
         # never show unmeasured (label-wide) columns between two rebuilds.
         widths = [Text(column.label).cell_len for column in COLUMNS]
         for cells in new_rows:
-            for index, cell in enumerate(cells):
+            for index, cell in enumerate(cells[1:], 1):
                 size = cell.cell_len if isinstance(cell, Text) else Text(str(cell)).cell_len
                 widths[index] = max(widths[index], size)
+        # the title takes what the other columns, the cell padding and the scrollbar leave
+        room = max(MIN_TITLE, self.size.width - sum(widths[1:]) - 2 * len(COLUMNS) - SCROLLBAR)
+        for cells in new_rows:
+            title = cells[0]
+            if isinstance(title, Text):
+                title.truncate(room, overflow="ellipsis")
+                widths[0] = max(widths[0], title.cell_len)
         table.clear(columns=True)
         for column, width in zip(COLUMNS, widths, strict=True):
             table.add_column(column.label, key=column.key, width=width)
@@ -341,9 +352,8 @@ class SessionsScreen(KlipuiScreen):
 
     @property
     def title_room(self) -> int:
-        """Characters of title that fit beside the other columns."""
-        other = 64 if self.narrow else 84
-        return max(18, min(90, self.size.width - other))
+        """Characters of title a row may start with (`refresh_table` fits them to the width)."""
+        return max(MIN_TITLE, min(90, self.size.width))
 
     @property
     def narrow(self) -> bool:
