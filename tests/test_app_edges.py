@@ -292,3 +292,26 @@ async def test_sessions_table_fits_beside_its_scrollbar_at_80_columns() -> None:
         assert all(s.endswith(("B", "kB", "MB")) for s in sizes)
         titles = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
         assert max(len(t) for t in titles) >= 18
+
+
+async def test_every_page_down_counts_when_keys_come_at_once(tmp_path: Path) -> None:
+    lines = [f"line {i}" for i in range(20_000)]
+    path = tool_result_session(tmp_path / "long.jsonl", "\n".join(lines))
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        view = screen.query_one(EventView)
+        await wait_for(pilot, lambda: view.document is not None)
+        view.focus()
+        await pilot.pause()
+        page = view.scrollable_content_region.height
+        assert view.max_scroll_y > 60 * page
+        for _ in range(50):  # fifty presses handled before any refresh
+            view.action_page_down()
+        assert view.scroll_y == 50 * page
+        for _ in range(20):
+            view.action_page_up()
+        for _ in range(5):
+            view.action_scroll_down()
+        await pilot.pause()
+        assert view.scroll_y == 30 * page + 5
