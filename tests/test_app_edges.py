@@ -315,3 +315,40 @@ async def test_every_page_down_counts_when_keys_come_at_once(tmp_path: Path) -> 
             view.action_scroll_down()
         await pilot.pause()
         assert view.scroll_y == 30 * page + 5
+
+
+async def test_theme_chosen_is_the_theme_next_time(sealed_home: Path) -> None:
+    app = make_app(MULTI, open_first=MULTI)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _open(pilot, app)
+        app.theme = "nord"
+        await pilot.pause()
+    saved = sealed_home / ".config/klipui/ui.json"
+    assert '"nord"' in saved.read_text(encoding="utf-8")
+    again = make_app(MULTI, open_first=MULTI)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert again.theme == "nord"
+
+
+async def test_y_copies_the_focused_block_without_escape_sequences(tmp_path: Path) -> None:
+    hostile = "ok \x1b[31mred\x1b[0m done\x1b]52;c;ZXZpbA==\x07 end"
+    path = tool_result_session(tmp_path / "t.jsonl", hostile)
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        view = screen.query_one(EventView)
+        await wait_for(pilot, lambda: view.document is not None)
+        view.focus()
+        await pilot.press("right_square_bracket")  # the tool result
+        assert view.current_block.kind == "result"
+        await pilot.press("y")
+        await pilot.pause()
+        assert "\x1b" not in app.clipboard and "\x07" not in app.clipboard
+        assert app.clipboard.startswith("ok ") and "red" in app.clipboard
+        assert app.clipboard.endswith("end")
+        assert _messages(app)[-1].startswith("Copied the tool result:")
+        await pilot.press("p")  # the call: its arguments
+        await pilot.press("y")
+        await pilot.pause()
+        assert '"command": "pytest -v"' in app.clipboard

@@ -11,10 +11,21 @@ from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.message import Message
 
+from klipui.labels import plural
 from klipui.session.model import Session
 from klipui.widgets.event_doc import Block, EventDocument, RichBody, build_blocks
 from klipui.widgets.line_view import LineView
 
+COPY_NAMES = {
+    "prompt": "the prompt",
+    "assistant": "the answer",
+    "thinking": "the thinking",
+    "call": "the tool call's arguments",
+    "result": "the tool result",
+    "error": "the failed tool result",
+    "compaction": "the compaction summary",
+    "branch": "the rewound message",
+}
 DOCUMENTS_KEPT = 32
 """Turns whose laid-out events are kept for going back to them."""
 STYLE_NAMES = (
@@ -47,7 +58,9 @@ class EventView(LineView):
     HELP = (
         "The events of the current turn. `n`/`p` move between blocks, `]`/`[` between tool "
         "results, Enter folds or unfolds a block (thinking starts folded), `t` unfolds every "
-        "thinking block. Long outputs are drawn only where you look, so they scroll at any size."
+        "thinking block, `y` copies the block under the cursor (its text, without escape "
+        "sequences). Headers show when each record was written, where the format records it. "
+        "Long outputs are drawn only where you look, so they scroll at any size."
     )
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"event-view--{name}" for name in STYLE_NAMES}
     DEFAULT_CSS = """
@@ -78,6 +91,7 @@ class EventView(LineView):
         Binding("left_square_bracket", "result(-1)", "Prev result", show=False, key_display="["),
         Binding("enter", "fold", "Fold/unfold"),
         Binding("t", "thinking", "Thinking", show=False),
+        Binding("y", "copy", "Copy block", show=False),
         Binding("up", "scroll_up", "Scroll up", show=False),
         Binding("down", "scroll_down", "Scroll down", show=False),
         Binding("k", "scroll_up", "Scroll up", show=False),
@@ -225,6 +239,16 @@ class EventView(LineView):
         block.collapsed = not block.collapsed
         self.document.relayout()
         self.invalidate()
+
+    def action_copy(self) -> None:
+        """Copy the current block's text to the clipboard (the terminal's, via OSC 52)."""
+        block = self.current_block
+        if block is None or not block.text:
+            self.notify("Nothing to copy in this block.")
+            return
+        self.app.copy_to_clipboard(block.text)
+        what = COPY_NAMES.get(block.kind, block.kind)
+        self.notify(f"Copied {what}: {plural(len(block.text), 'character')}.")
 
     def action_thinking(self) -> None:
         doc = self.document
