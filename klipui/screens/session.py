@@ -268,8 +268,9 @@ class SessionScreen(KlipuiScreen):
     # --- turn list and event view ------------------------------------------------------------
 
     def _cursor_moved(self, new: int) -> None:
-        """Draw the turn under the cursor in the same frame as the cursor (a watcher runs at
-        once, a message a frame later), or where it comes to rest under fast key repeat."""
+        """Draw the turn under the cursor right after the frame that shows the cursor move, so
+        the cursor never waits for the events of a turn (a big one takes several frames to lay
+        out); under fast key repeat only where the cursor comes to rest."""
         turns = self.query_one(TurnList)
         if not 0 <= new < len(turns.turns):
             return
@@ -283,7 +284,7 @@ class SessionScreen(KlipuiScreen):
         if repeating:  # key repeat: draw only where the cursor comes to rest
             self._timer = self.set_timer(SHOW_DELAY, self._show_pending)
         else:
-            self._show_pending()
+            self.call_after_refresh(self._show_pending)
 
     def _show_pending(self) -> None:
         self._timer = None
