@@ -302,8 +302,9 @@ class ClipScreen(KlipuiScreen):
                 self.plan.path.parent.mkdir(parents=True, exist_ok=True)
             path = write_child(self.plan, force=force)
         except (ClipError, OSError) as error:
+            message = str(error).replace("--force writes it", "F writes it")
             self.app.call_from_thread(
-                self.notify, str(error), severity="error", timeout=10, markup=False
+                self.notify, message, severity="error", timeout=10, markup=False
             )
             return
         info = exact_info(path)
