@@ -252,8 +252,7 @@ class SessionScreen(KlipuiScreen):
         if self.partial:
             parts.append("reading the rest of the file…")
         if session.subagents:
-            count = len(session.subagents)
-            parts.append(f"{count} sub-agent{'' if count == 1 else 's'} (A)")
+            parts.append(f"{plural(len(session.subagents), 'sub-agent')} (A)")
         if self.show_all:
             parts.append("all events (m)")
         if turns.selected:

@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line, display_title
 from klipui.session.model import SessionInfo
-from klipui.widgets.format import human_count, human_size, one_line, relative_time
+from klipui.widgets.format import human_count, human_size, one_line, plural, relative_time
 from klipui.widgets.plain_input import PlainInput
 
 if TYPE_CHECKING:
@@ -368,7 +368,8 @@ class SessionsScreen(KlipuiScreen):
         shown = sum(1 for key in table.rows if not str(key.value).startswith("group:"))
         sort = COLUMNS[self.sort_index]
         arrow = "↓" if self.sort_reverse else "↑"
-        parts = [f"{shown} of {len(self.infos)} sessions", f"sort: {sort.label} {arrow}"]
+        total = plural(len(self.infos), "session")
+        parts = [f"{shown:,} of {total}", f"sort: {sort.label} {arrow}"]
         if self.needle:
             parts.append(f"filter: {self.needle!r}")
         if self.group:
