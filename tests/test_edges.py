@@ -248,3 +248,22 @@ def test_theme_setting_round_trips_and_a_damaged_file_reads_as_none(sealed_home:
     assert [p.name for p in path.parent.iterdir()] == ["ui.json"]  # no temp file left
     path.write_text("[not an object", encoding="utf-8")
     assert load_settings() == {}
+
+
+@given(
+    st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=400),
+    st.integers(0, 20).map(lambda n: n * 20),
+    st.integers(10, 120),
+)
+def test_panning_shows_the_line_from_the_column_on(line: str, column: int, width: int) -> None:
+    from klipui.widgets.shrink_pane import _shown
+
+    shown = _shown(line, width, column)
+    rest = line[column:]
+    if column == 0:
+        assert shown.startswith(line[:width])
+    elif not rest:
+        assert shown == ""
+    else:
+        assert shown.startswith("…") and rest.startswith(shown[1 : 1 + width])
+        assert len(shown) > min(width, len(rest))
