@@ -348,7 +348,7 @@ async def test_y_copies_the_focused_block_without_escape_sequences(tmp_path: Pat
         assert app.clipboard.startswith("ok ") and "red" in app.clipboard
         assert app.clipboard.endswith("end")
         assert _messages(app)[-1].startswith("Copied the tool result:")
-        await pilot.press("p")  # the call: its arguments
+        await pilot.press("left_curly_bracket")  # the call: its arguments
         await pilot.press("y")
         await pilot.pause()
         assert '"command": "pytest -v"' in app.clipboard

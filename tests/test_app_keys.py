@@ -31,8 +31,9 @@ MEANINGS = {
     "scroll_end": "last",
     "clip": "child",
     "write": "child",
-    "filter": "type what to look for",
-    "query": "type what to look for",
+    "filter": "find text",
+    "find": "find text",
+    "query": "find text",
 }
 
 

@@ -48,7 +48,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write even an invalid or refused child, or one in which nothing was shrunk",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--redact",
+        action="store_true",
+        help="also replace secrets in the child's texts (config: redact = true under [shrink])",
+    )
     parser.set_defaults(func=run)
+
+
+def wants_redaction(flag: bool) -> bool:
+    """`--redact`, or `redact = true` in the [shrink] settings (a bad settings file is warned
+    about and read as false)."""
+    if flag:
+        return True
+    from klipui.shrink.hook import ConfigError, load_config
+
+    try:
+        return load_config().redact
+    except ConfigError as error:
+        say(f"klipui: warning: {error}; not redacting", sys.stderr)
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,8 +92,13 @@ def run(args: argparse.Namespace) -> int:
     except ClipError as error:
         return fail(str(error))
     plan = compacted.plan
+    redacted = False
+    if wants_redaction(args.redact):
+        from klipui.cli.klip import redact_plan
+
+        redacted = redact_plan(plan) > 0
     refused = None
-    useless = not compacted.replaced and not args.force
+    useless = not compacted.replaced and not redacted and not args.force
     if not args.dry_run and not useless:
         try:
             write_child(plan, force=args.force)

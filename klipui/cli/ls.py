@@ -230,7 +230,10 @@ def _title_cell(info: Any) -> Any:
         text.append(f" — {clean_line(short_problem(info))}", style="dim")
         text.no_wrap, text.overflow = False, "fold"
         return text
-    return Text(clean_line(display_title(info)))
+    title = Text(clean_line(display_title(info)))
+    if getattr(info, "archived", False):
+        title = Text.assemble(("⌂ ", "bold cyan"), title)
+    return title
 
 
 def short_problem(info: Any) -> str:

@@ -323,7 +323,8 @@ class ClipScreen(KlipuiScreen):
         for screen in self.app.screen_stack:
             if isinstance(screen, SessionsScreen):
                 screen.add_session(info)
-        self.notify(f"Wrote {path}", title="klipui", markup=False)
+        agent = f" in {info.agent}" if info.agent else ""
+        self.notify(f"Wrote {path}. R continues it{agent}.", title="klipui", markup=False)
         self.app.pop_screen()
         self.klipui.open_session(path)
 

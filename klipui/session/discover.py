@@ -70,8 +70,13 @@ def is_session_name(path: Path) -> bool:
     return name.endswith(SESSION_SUFFIXES) and not (name.startswith(".") and ".tmp" in name)
 
 
-def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
+def find_session_files(
+    paths: Sequence[str | Path] | None = None, *, archive: bool = True
+) -> list[Path]:
     """Session files under `paths` (files, folders or globs), or under the default roots.
+
+    With no `paths`, the sessions of klipui's archive join the list (`archive=False` leaves
+    them out): a copy whose original is listed appears only when it is the newer of the two.
 
     A file given by name is taken whatever its name; folders are searched recursively for
     `.jsonl` / `.jsonl.zstd` files. FileNotFoundError for a named path (not a glob) that does
@@ -86,7 +91,7 @@ def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
                 for path in _root_files(root):
                     if not (root.orphans_only and _has_session(path)):
                         found[path] = None
-        return list(found)
+        return _with_archive(list(found)) if archive else list(found)
     for given in paths:
         text = str(given)
         if glob.has_magic(text):
@@ -103,6 +108,27 @@ def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
             elif match.exists():
                 found[match] = None
     return list(found)
+
+
+def _with_archive(found: list[Path]) -> list[Path]:
+    """`found` and the session files of klipui's archive (found with the same patterns under
+    the archive's mirror of each root), merged by `klipui.archive.merge_archived`; `found`
+    alone when the archive cannot be read: a damaged archive never ends a listing."""
+    from klipui.archive.layout import default_archive_dir, root_key
+    from klipui.archive.listing import merge_archived
+
+    archive = default_archive_dir()
+    if not archive.is_dir():
+        return found
+    copies: dict[Path, None] = {}
+    for root in default_roots():
+        mirror = Root(root.agent, archive / root_key(root), root.pattern, root.orphans_only)
+        if mirror.path.is_dir():
+            copies.update(dict.fromkeys(_root_files(mirror)))
+    try:
+        return merge_archived(found, list(copies), archive)
+    except (OSError, ValueError):
+        return found
 
 
 def _has_session(subagent: Path) -> bool:
@@ -253,6 +279,7 @@ def discover(
     """
     file_list = list(files) if files is not None else find_session_files(paths)
     store = InfoCache() if cache is True else (cache or None)
+    mark = _archive_marker()
     pending: list[tuple[Path, os.stat_result]] = []
     done = 0
     total = len(file_list)
@@ -266,7 +293,7 @@ def discover(
                 total += 1 if exact else 0
             if on_progress:
                 on_progress(done, total)
-            yield info
+            yield mark(info)
         if not exact:
             return
         for path, stat in pending:
@@ -276,13 +303,27 @@ def discover(
             done += 1
             if on_progress:
                 on_progress(done, total)
-            yield info
+            yield mark(info)
             if store is not None and time.monotonic() - last_save > _SAVE_EVERY:
                 store.save()
                 last_save = time.monotonic()
     finally:
         if store is not None:
             store.save()
+
+
+def _archive_marker() -> Callable[[SessionInfo], SessionInfo]:
+    """A function that sets `archived` on the info of a file inside klipui's archive."""
+    from klipui.archive.layout import default_archive_dir
+
+    folder = os.path.abspath(default_archive_dir())
+
+    def mark(info: SessionInfo) -> SessionInfo:
+        if os.path.abspath(info.path).startswith(folder + os.sep):
+            info.archived = True
+        return info
+
+    return mark
 
 
 def _first_info(path: Path, store: InfoCache | None) -> tuple[SessionInfo, os.stat_result | None]:
