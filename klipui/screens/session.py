@@ -355,8 +355,9 @@ class SessionScreen(KlipuiScreen):
 
     def _show_pending(self) -> None:
         self._timer = None
-        if self._pending_turn is not None:
-            self.show_turn(self._pending_turn)
+        pending, self._pending_turn = self._pending_turn, None
+        if pending is not None:
+            self.show_turn(pending)
 
     def show_turn(self, number: int, keep_place: bool = False) -> None:
         """Draw the events of turn `number` in the event view (at the same place when
@@ -364,6 +365,8 @@ class SessionScreen(KlipuiScreen):
         session = self.session
         if session is None or not 1 <= number <= len(session.turns):
             return
+        if self._pending_turn == number:
+            self._pending_turn = None  # drawn now: the deferred draw has nothing left to do
         turn = session.turns[number - 1]
         view = self.query_one(EventView)
         how = self.query_one(TurnList).endings.get(number)
