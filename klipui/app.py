@@ -30,6 +30,10 @@ class Sources:
     """Show the demo sessions (with a notice) when discovery finds nothing."""
 
 
+NARROW = 110
+"""Terminals narrower than this get a compact footer."""
+
+
 class KlipuiApp(App[int]):
     """Browse, shrink and clip coding-agent sessions."""
 
@@ -86,6 +90,7 @@ class KlipuiApp(App[int]):
     def on_mount(self) -> None:
         from klipui.screens.sessions import SessionsScreen
 
+        self._restore_theme()
         self.push_screen(SessionsScreen(self.sources))
         if self.open_first is not None:
             self.open_session(self.open_first)
@@ -93,12 +98,34 @@ class KlipuiApp(App[int]):
     def on_resize(self) -> None:
         self.fit_footer()
 
+    def _restore_theme(self) -> None:
+        """Use the theme saved last time (Ctrl+T), then save every change of it."""
+        from klipui.settings import load_settings
+
+        saved = load_settings().get("theme")
+        if isinstance(saved, str) and saved in self.available_themes:
+            self.theme = saved
+        self.theme_changed_signal.subscribe(self, self._save_theme)
+
+    def _save_theme(self, theme: object) -> None:
+        from klipui.settings import save_setting
+
+        name = getattr(theme, "name", None)
+        if not isinstance(name, str):
+            return
+        try:
+            save_setting("theme", name)
+        except OSError as error:
+            self.notify(f"Theme not saved: {error}", severity="warning")
+
     def fit_footer(self) -> None:
-        """Compact footer keys on narrow terminals, so the keys of the context still fit."""
+        """Compact footer keys on narrow terminals, so the keys of the context still fit; below
+        `NARROW` columns the palette key leaves the footer (Ctrl+P still opens it; F1 says so)."""
         from textual.widgets import Footer
 
         for footer in self.screen.query(Footer):
-            footer.compact = self.size.width < 110
+            footer.compact = self.size.width < NARROW
+            footer.show_command_palette = self.size.width >= NARROW
 
     def open_session(self, path: Path) -> None:
         """Open a session file in its own screen."""

@@ -36,3 +36,14 @@ def human_count(count: int | None, exact: bool = True, unknown: str = "…") -> 
     if count < 1_000_000:
         return f"{prefix}{count / 1000:.1f}k"
     return f"{prefix}{count / 1_000_000:.1f}M"
+
+
+def clock(ms: int | float, previous_ms: int | float | None = None) -> str:
+    """A record's time, compactly and in local time: `14:03`, with the date first
+    (`2026-03-02 14:03`) when it is not the day of `previous_ms` (or there is none)."""
+    import time as _time
+
+    moment = _time.localtime(ms / 1000)
+    if previous_ms is not None and _time.localtime(previous_ms / 1000)[:3] == moment[:3]:
+        return _time.strftime("%H:%M", moment)
+    return _time.strftime("%Y-%m-%d %H:%M", moment)

@@ -145,7 +145,7 @@ async def interval_error(pilot: Pilot) -> None:
 
 async def clip(pilot: Pilot) -> None:
     await _session_loaded(pilot)
-    await pilot.press("down", "space", "shift+down", "k")
+    await pilot.press("down", "space", "shift+down", "w")
     await _settle(pilot, lambda: getattr(pilot.app.screen, "plan", None) is not None)
 
 
@@ -153,7 +153,7 @@ async def shrink(pilot: Pilot) -> None:
     await _session_loaded(pilot)
     await pilot.press("s")
     await _settle(pilot, lambda: getattr(pilot.app.screen, "line_map", None) is not None)
-    await pilot.press("m")
+    await pilot.press("number_sign")
 
 
 async def help_screen(pilot: Pilot) -> None:

@@ -220,3 +220,135 @@ async def test_a_offers_inline_sidechains_when_there_is_no_subagent_file(tmp_pat
         await pilot.press("end", "enter")
         await pilot.pause()
         assert app.screen is screen and turns.current.number == inline[-1]
+
+
+def _footer_fits(app) -> bool:
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    footer = app.screen.query_one(Footer)
+    keys = [key for key in footer.query(FooterKey) if key.display]
+    return bool(keys) and max(key.region.right for key in keys) <= footer.region.right
+
+
+async def test_every_footer_fits_at_80_columns(tmp_path: Path) -> None:
+    lines = [f"line {i} " + "x" * 50 for i in range(400)]
+    path = tool_result_session(tmp_path / "t.jsonl", "\n".join(lines))
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot, app)
+        assert _footer_fits(app)
+        screen.query_one(EventView).focus()
+        await pilot.pause()
+        assert _footer_fits(app)
+        await pilot.press("s")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ShrinkScreen)
+        await pilot.pause()
+        assert _footer_fits(app)
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert app.screen is screen
+        screen.query_one(TurnList).focus()
+        await pilot.press("space", "w")
+        await settle(pilot, app)
+        await pilot.pause()
+        assert _footer_fits(app)
+        await pilot.press("escape", "q")
+        await settle(pilot, app)
+        await pilot.pause()
+        assert _footer_fits(app)
+
+
+async def test_session_header_fits_and_names_the_session_as_the_list_does(tmp_path: Path) -> None:
+    name = "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
+    path = tmp_path / name
+    path.write_bytes((SAMPLES / "codex" / name).read_bytes())
+    for width in (80, 120, 160):
+        app = make_app(path, open_first=path)
+        async with app.run_test(size=(width, 30)) as pilot:
+            screen = await _open(pilot, app)
+            text = str(screen.query_one("#session-info").render()).rstrip()
+            prompt = screen.session.turns[0].prompt
+            assert name not in text and text.startswith(prompt[:10])
+            assert len(text) <= width - 2 and text.endswith(" kB"), text
+
+
+async def test_sessions_table_fits_beside_its_scrollbar_at_80_columns() -> None:
+    from klipui.screens.sessions import SessionsScreen, SessionTable
+
+    app = make_app(SAMPLES)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await wait_for(pilot, lambda: not screen.discovering)
+        await settle(pilot, app)
+        table = screen.query_one(SessionTable)
+        assert table.row_count > 20  # the vertical scrollbar is shown
+        room = table.scrollable_content_region.width
+        assert room - 2 <= table.virtual_size.width <= room  # the title takes what is left
+        sizes = [str(table.get_row_at(i)[-1]) for i in range(table.row_count)]
+        assert all(s.endswith(("B", "kB", "MB")) for s in sizes)
+        titles = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert max(len(t) for t in titles) >= 18
+
+
+async def test_every_page_down_counts_when_keys_come_at_once(tmp_path: Path) -> None:
+    lines = [f"line {i}" for i in range(20_000)]
+    path = tool_result_session(tmp_path / "long.jsonl", "\n".join(lines))
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        view = screen.query_one(EventView)
+        await wait_for(pilot, lambda: view.document is not None)
+        view.focus()
+        await pilot.pause()
+        page = view.scrollable_content_region.height
+        assert view.max_scroll_y > 60 * page
+        for _ in range(50):  # fifty presses handled before any refresh
+            view.action_page_down()
+        assert view.scroll_y == 50 * page
+        for _ in range(20):
+            view.action_page_up()
+        for _ in range(5):
+            view.action_scroll_down()
+        await pilot.pause()
+        assert view.scroll_y == 30 * page + 5
+
+
+async def test_theme_chosen_is_the_theme_next_time(sealed_home: Path) -> None:
+    app = make_app(MULTI, open_first=MULTI)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _open(pilot, app)
+        app.theme = "nord"
+        await pilot.pause()
+    saved = sealed_home / ".config/klipui/ui.json"
+    assert '"nord"' in saved.read_text(encoding="utf-8")
+    again = make_app(MULTI, open_first=MULTI)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert again.theme == "nord"
+
+
+async def test_y_copies_the_focused_block_without_escape_sequences(tmp_path: Path) -> None:
+    hostile = "ok \x1b[31mred\x1b[0m done\x1b]52;c;ZXZpbA==\x07 end"
+    path = tool_result_session(tmp_path / "t.jsonl", hostile)
+    app = make_app(path, open_first=path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        view = screen.query_one(EventView)
+        await wait_for(pilot, lambda: view.document is not None)
+        view.focus()
+        await pilot.press("right_square_bracket")  # the tool result
+        assert view.current_block.kind == "result"
+        await pilot.press("y")
+        await pilot.pause()
+        assert "\x1b" not in app.clipboard and "\x07" not in app.clipboard
+        assert app.clipboard.startswith("ok ") and "red" in app.clipboard
+        assert app.clipboard.endswith("end")
+        assert _messages(app)[-1].startswith("Copied the tool result:")
+        await pilot.press("left_curly_bracket")  # the call: its arguments
+        await pilot.press("y")
+        await pilot.pause()
+        assert '"command": "pytest -v"' in app.clipboard

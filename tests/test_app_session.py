@@ -200,7 +200,7 @@ async def test_help_is_per_context_and_palette_lists_every_action() -> None:
         assert "Session screen: Clip" in commands and "Turns: Invert" in commands
         await pilot.press("tab")  # the event view's actions join the palette when it has focus
         commands = [c.title for c in app.get_system_commands(screen)]
-        assert "Events: Fold/unfold" in commands
+        assert "Events: Fold" in commands
         assert not any("Scroll" in c or "Page" in c for c in commands)  # movement stays out
 
 

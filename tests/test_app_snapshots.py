@@ -27,6 +27,20 @@ from klipui.screens.shrink import ShrinkScreen
 from klipui.widgets.event_view import EventView
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
+
+
+@pytest.fixture(autouse=True)
+def utc_clock(monkeypatch: pytest.MonkeyPatch):
+    """Record times are drawn in local time: the same pictures in every time zone."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
 DSH = SAMPLES / "dsh" / "permission-policy-context.jsonl"
 
 

@@ -206,3 +206,64 @@ def test_terminal_ls_table_has_a_path_column(
     assert header.split()[-1] == "path"
     start = header.index("path")
     assert "".join(line[start:].strip() for line in rows) == str(path)
+
+
+def test_clock_is_compact_and_dated_on_a_new_day() -> None:
+    from klipui.labels import clock
+
+    morning = 1_772_445_600_000  # 2026-03-02, some hour
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", clock(morning))
+    assert re.fullmatch(r"\d\d:\d\d", clock(morning + 60_000, morning))
+    assert len(clock(morning + 3 * 86_400_000, morning)) == 16
+
+
+def test_block_headers_show_when_their_record_was_written() -> None:
+    from klipui.labels import clock
+
+    session = open_session(SAMPLES / "claude-code/ccv_1af7fc5e_tools_error.jsonl")
+    blocks = build_blocks(session, 0, len(session.events), CONSOLE, STYLES)
+    stamped = [b for b in blocks if b.kind in ("prompt", "call", "result", "error")]
+    assert stamped
+    first = session.events[stamped[0].event_index].time
+    assert first is not None and stamped[0].header.plain.endswith(clock(first))
+    later = [b for b in stamped[1:] if session.events[b.event_index].time is not None]
+    assert later and all(re.search(r"  \d\d:\d\d$", b.header.plain) for b in later)
+
+
+def test_blocks_without_a_time_have_no_stamp() -> None:
+    session = _thinking_session("no clock here")
+    blocks = build_blocks(session, 0, 2, CONSOLE, STYLES)
+    assert not any(re.search(r"\d\d:\d\d", b.header.plain) for b in blocks)
+
+
+def test_theme_setting_round_trips_and_a_damaged_file_reads_as_none(sealed_home: Path) -> None:
+    from klipui.settings import load_settings, save_setting, settings_path
+
+    path = settings_path()
+    assert path == sealed_home / ".config/klipui/ui.json"
+    assert load_settings() == {}
+    save_setting("theme", "nord")
+    save_setting("other", 1)
+    assert load_settings() == {"theme": "nord", "other": 1}
+    assert [p.name for p in path.parent.iterdir()] == ["ui.json"]  # no temp file left
+    path.write_text("[not an object", encoding="utf-8")
+    assert load_settings() == {}
+
+
+@given(
+    st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=400),
+    st.integers(0, 20).map(lambda n: n * 20),
+    st.integers(10, 120),
+)
+def test_panning_shows_the_line_from_the_column_on(line: str, column: int, width: int) -> None:
+    from klipui.widgets.shrink_pane import _shown
+
+    shown = _shown(line, width, column)
+    rest = line[column:]
+    if column == 0:
+        assert shown.startswith(line[:width])
+    elif not rest:
+        assert shown == ""
+    else:
+        assert shown.startswith("…") and rest.startswith(shown[1 : 1 + width])
+        assert len(shown) > min(width, len(rest))

@@ -134,10 +134,12 @@ def turn_runs(turns: dict[int, int]) -> str:
 
 def print_report(plan: Any, dry_run: bool) -> None:
     """The clip report as text."""
+    from klipui.labels import plural
+
     kept = len(plan.turns)
     say(
         f"{plan.source} ({plan.format}): selection {plan.selection!r} keeps {kept} of "
-        f"{plan.turn_count} turns"
+        f"{plural(plan.turn_count, 'turn')}"
     )
     for warning in plan.warnings:
         say(f"  warning: {warning}")
@@ -179,7 +181,7 @@ def print_report(plan: Any, dry_run: bool) -> None:
         say(f"agent: {blocker}")
     for note in plan.notes:
         say(f"note: {note}")
-    size = f"{plan.kept_events} events, {len(plan.lines)} lines"
+    size = f"{plural(plan.kept_events, 'event')}, {plural(len(plan.lines), 'line')}"
     if plan.written:
         say(f"written: {plan.path} ({size})")
     elif dry_run:

@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Footer, LoadingIndicator, Static
 
 from klipui.klip import KInterval, left_open_turns
+from klipui.labels import plural
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line
 from klipui.session.model import Session, SessionInfo
@@ -217,8 +218,8 @@ class ClipScreen(KlipuiScreen):
         summary = Text.assemble(
             (title, "bold"),
             f"\n{plan.format} · selection {plan.selection} · {len(plan.turns)} of "
-            f"{plan.turn_count} turns{self._unfinished_note(plan)} · "
-            f"{plan.kept_events:,} events · {plan.size:,} bytes\n",
+            f"{plural(plan.turn_count, 'turn')}{self._unfinished_note(plan)} · "
+            f"{plural(plan.kept_events, 'event')} · {plural(plan.size, 'byte')}\n",
             verdict,
             "\n",
             state,
@@ -302,8 +303,9 @@ class ClipScreen(KlipuiScreen):
                 self.plan.path.parent.mkdir(parents=True, exist_ok=True)
             path = write_child(self.plan, force=force)
         except (ClipError, OSError) as error:
+            message = str(error).replace("--force writes it", "F writes it")
             self.app.call_from_thread(
-                self.notify, str(error), severity="error", timeout=10, markup=False
+                self.notify, message, severity="error", timeout=10, markup=False
             )
             return
         info = exact_info(path)

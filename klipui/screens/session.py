@@ -17,11 +17,11 @@ from klipui.klip import LEFT_OPEN, turn_endings
 from klipui.memory import return_freed_memory
 from klipui.screens.base import KlipuiScreen
 from klipui.search.find import Match, MatchCursor, find_matches, find_terms, term_pattern
-from klipui.session.display import clean_line
-from klipui.session.model import Session
+from klipui.session.display import clean_line, display_title
+from klipui.session.model import Session, SessionInfo
 from klipui.widgets.event_view import EventView
 from klipui.widgets.find_bar import FindBar
-from klipui.widgets.format import human_count, human_size, plural
+from klipui.widgets.format import human_count, human_size, one_line, plural
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
 
@@ -234,6 +234,7 @@ class SessionScreen(KlipuiScreen):
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < 100, "-narrow")
+        self._update_info()
 
     @work(thread=True, exclusive=True, group="session-open", exit_on_error=False)
     def load_session(self) -> None:
@@ -308,7 +309,6 @@ class SessionScreen(KlipuiScreen):
         turns = self.query_one(TurnList)
         tokens = sum(t.tokens for t in session.turns)
         parts = [
-            clean_line(session.title or self.path.name),
             agent_name(session.format),
             plural(len(session.turns), "turn"),
             f"{human_count(tokens)} tokens",
@@ -323,19 +323,24 @@ class SessionScreen(KlipuiScreen):
             elif self.following:
                 parts.append("following")
         if session.subagents:
-            count = len(session.subagents)
-            parts.append(f"{count} sub-agent{'' if count == 1 else 's'} (A)")
+            parts.append(f"{plural(len(session.subagents), 'sub-agent')} (A)")
         if self.show_all:
             parts.append("all events (m)")
         if turns.selected:
             parts.append(f"selected {len(turns.selected)}")
-        self.query_one("#session-info", Static).update(Text(" · ".join(p for p in parts if p)))
+        rest = " · ".join(p for p in parts if p)
+        first = session.turns[0].prompt if session.turns else None
+        info = SessionInfo(self.path, session.format, title=session.title, first_prompt=first)
+        room = max(12, self.size.width - 2 - Text(rest).cell_len - 3)
+        title = one_line(clean_line(display_title(info)), room)
+        self.query_one("#session-info", Static).update(Text(f"{title} · {rest}"))
 
     # --- turn list and event view ------------------------------------------------------------
 
     def _cursor_moved(self, new: int) -> None:
-        """Draw the turn under the cursor in the same frame as the cursor (a watcher runs at
-        once, a message a frame later), or where it comes to rest under fast key repeat."""
+        """Draw the turn under the cursor right after the frame that shows the cursor move, so
+        the cursor never waits for the events of a turn (a big one takes several frames to lay
+        out); under fast key repeat only where the cursor comes to rest."""
         turns = self.query_one(TurnList)
         if not 0 <= new < len(turns.turns):
             return
@@ -349,12 +354,13 @@ class SessionScreen(KlipuiScreen):
         if repeating:  # key repeat: draw only where the cursor comes to rest
             self._timer = self.set_timer(SHOW_DELAY, self._show_pending)
         else:
-            self._show_pending()
+            self.call_after_refresh(self._show_pending)
 
     def _show_pending(self) -> None:
         self._timer = None
-        if self._pending_turn is not None:
-            self.show_turn(self._pending_turn)
+        pending, self._pending_turn = self._pending_turn, None
+        if pending is not None:
+            self.show_turn(pending)
 
     def show_turn(self, number: int, keep_place: bool = False) -> None:
         """Draw the events of turn `number` in the event view (at the same place when
@@ -362,6 +368,8 @@ class SessionScreen(KlipuiScreen):
         session = self.session
         if session is None or not 1 <= number <= len(session.turns):
             return
+        if self._pending_turn == number:
+            self._pending_turn = None  # drawn now: the deferred draw has nothing left to do
         turn = session.turns[number - 1]
         view = self.query_one(EventView)
         how = self.query_one(TurnList).endings.get(number)

@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line, display_title
 from klipui.session.model import SessionInfo
-from klipui.widgets.format import human_count, human_size, one_line, relative_time
+from klipui.widgets.format import human_count, human_size, one_line, plural, relative_time
 from klipui.widgets.plain_input import PlainInput
 
 if TYPE_CHECKING:
@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 BATCH_SECONDS = 0.1
 """How often the discovery worker hands rows to the table."""
+MIN_TITLE = 12
+"""Cells the title column keeps however narrow the terminal."""
+SCROLLBAR = 2
+"""Cells of the table's vertical scrollbar."""
 ARCHIVED_MARK = "⌂ "
 """Before the title of a session kept in klipui's archive (its original is gone or older)."""
 WATCH_SECONDS = 2.0
@@ -340,9 +344,16 @@ class SessionsScreen(KlipuiScreen):
         # never show unmeasured (label-wide) columns between two rebuilds.
         widths = [Text(column.label).cell_len for column in COLUMNS]
         for cells in new_rows:
-            for index, cell in enumerate(cells):
+            for index, cell in enumerate(cells[1:], 1):
                 size = cell.cell_len if isinstance(cell, Text) else Text(str(cell)).cell_len
                 widths[index] = max(widths[index], size)
+        # the title takes what the other columns, the cell padding and the scrollbar leave
+        room = max(MIN_TITLE, self.size.width - sum(widths[1:]) - 2 * len(COLUMNS) - SCROLLBAR)
+        for cells in new_rows:
+            title = cells[0]
+            if isinstance(title, Text):
+                title.truncate(room, overflow="ellipsis")
+                widths[0] = max(widths[0], title.cell_len)
         table.clear(columns=True)
         for column, width in zip(COLUMNS, widths, strict=True):
             table.add_column(column.label, key=column.key, width=width)
@@ -390,9 +401,8 @@ class SessionsScreen(KlipuiScreen):
 
     @property
     def title_room(self) -> int:
-        """Characters of title that fit beside the other columns."""
-        other = 64 if self.narrow else 84
-        return max(18, min(90, self.size.width - other))
+        """Characters of title a row may start with (`refresh_table` fits them to the width)."""
+        return max(MIN_TITLE, min(90, self.size.width))
 
     @property
     def narrow(self) -> bool:
@@ -407,7 +417,8 @@ class SessionsScreen(KlipuiScreen):
         shown = sum(1 for key in table.rows if not str(key.value).startswith("group:"))
         sort = COLUMNS[self.sort_index]
         arrow = "↓" if self.sort_reverse else "↑"
-        parts = [f"{shown} of {len(self.infos)} sessions", f"sort: {sort.label} {arrow}"]
+        total = plural(len(self.infos), "session")
+        parts = [f"{shown:,} of {total}", f"sort: {sort.label} {arrow}"]
         if self.needle:
             parts.append(f"filter: {self.needle!r}")
         if self.group:

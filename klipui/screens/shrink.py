@@ -111,9 +111,10 @@ class ShrinkScreen(KlipuiScreen):
         "Left, the tool result as the shrink engine would hand it to the model; the gutter gives "
         "the input line each output line came from (… a marker, Σ a summary). Right, the "
         "original — the spilled file when the result holds only a preview — with kept lines "
-        "marked ▌ and dropped lines dimmed. The panes scroll together along the mapping; ← / → "
-        "pan both sideways (a line past the edge ends in …). `/` types a query: the semantic "
-        "reducer keeps the blocks most relevant to it."
+        "marked ▌ and dropped lines dimmed. `+` / `-` raise or lower the budget (More / Less), "
+        "`r` and `R` choose the reducer, `l` caps long lines. The panes scroll together along "
+        "the mapping; ← / → pan both sideways (a line past the edge ends in …). `/` types what "
+        "to look for: the semantic reducer keeps the blocks most relevant to it."
     )
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"shrink--{name}" for name in STYLE_NAMES}
     DEFAULT_CSS = """
@@ -130,8 +131,8 @@ class ShrinkScreen(KlipuiScreen):
     ShrinkScreen > .shrink--mark-dropped { color: $text-disabled; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("plus,equals_sign", "budget(1)", "Budget up", key_display="+"),
-        Binding("minus", "budget(-1)", "Budget down", key_display="-"),
+        Binding("plus,equals_sign", "budget(1)", "More", key_display="+"),
+        Binding("minus", "budget(-1)", "Less", key_display="-"),
         Binding("r", "next_reducer", "Reducer"),
         Binding("slash", "query", "Query", key_display="/"),
         Binding("left", "pan(-1)", "Pan left", show=False, priority=True),

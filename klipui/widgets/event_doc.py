@@ -25,6 +25,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.strip import Strip
 
+from klipui.labels import clock, plural
 from klipui.session.blocks import blocks_text, message_content
 from klipui.session.display import clean_line, clean_text
 from klipui.session.model import Event, Session
@@ -175,6 +176,8 @@ class Block:
     sidechain: bool = False
     payload: dict[str, Any] = field(default_factory=dict)
     """What actions need: callId, the result text, tool name, arguments."""
+    text: str = ""
+    """What copying the block gives: its text, cleaned of control and escape sequences."""
 
 
 def detect_shape(text: str, hint: Hint | None = None) -> str:
@@ -309,6 +312,7 @@ def build_blocks(
     """The blocks of `session.events[start:end]`, in order."""
     blocks: list[Block] = []
     calls: dict[str, tuple[str, Any]] = {}
+    last_time: int | None = None
     for index in range(start, end):
         event = session.events[index]
         if event.type == "tool/call":
@@ -323,7 +327,30 @@ def build_blocks(
             block.sidechain = sidechain
             if sidechain:
                 block.header = Text.assemble(("⑂ sidechain ", styles["sidechain"]), block.header)
+        stamp = _valid_time(event.time)
+        if stamp is not None and len(blocks) > before and blocks[before].kind in STAMPED:
+            blocks[before].header.append(f"  {clock(stamp, last_time)}", styles["meta"])
+            last_time = stamp
     return blocks
+
+
+STAMPED = frozenset({"prompt", "assistant", "thinking", "call", "result", "error", "compaction"})
+"""Blocks whose header shows when their record was written (where the format records it)."""
+
+
+def _copy_arguments(arguments: Any) -> str:
+    """A tool call's arguments as copied: indented JSON when they are JSON, cleaned."""
+    args = _arguments(arguments)
+    if isinstance(args, str):
+        return clean_text(args)
+    return _json_text(args)
+
+
+def _valid_time(value: Any) -> int | None:
+    """Epoch milliseconds between 1990 and 2200, else None (a damaged or absent time)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return int(value) if 631_152_000_000 <= value <= 7_258_118_400_000 else None
+    return None
 
 
 def _event_blocks(
@@ -344,6 +371,7 @@ def _event_blocks(
                 index,
                 Text("▍ User", styles["prompt"]),
                 prose_body(text or "(empty)", console),
+                text=text,
             )
         )
         _images(message_content(event), index, styles, out)
@@ -367,6 +395,7 @@ def _event_blocks(
                         header,
                         prose_body(text, console, styles["thinking"]),
                         collapsed=True,
+                        text=text,
                     )
                 )
             elif btype == "text" and text.strip():
@@ -376,6 +405,7 @@ def _event_blocks(
                         index,
                         Text(label, styles["assistant"]),
                         prose_body(text, console),
+                        text=text,
                     )
                 )
         _images(content, index, styles, out)
@@ -394,6 +424,7 @@ def _event_blocks(
                 header,
                 call_body(name, event.data.get("arguments"), console),
                 payload={"callId": call_id, "name": name, "arguments": event.data.get("arguments")},
+                text=_copy_arguments(event.data.get("arguments")),
             )
         )
     elif kind == "tool/result":
@@ -412,7 +443,7 @@ def _event_blocks(
             style = styles["error"] if error else styles["result"]
             header = Text.assemble(
                 ("✗ error " if error else "↳ result ", style + Style(bold=True)),
-                (f"{size} · {lines:,} line{'' if lines == 1 else 's'} · {shape}", styles["meta"]),
+                (f"{size} · {plural(lines, 'line')} · {shape}", styles["meta"]),
                 (f"  {clean_line(str(result.get('toolCallId') or ''))}", styles["meta"]),
             )
             out.append(
@@ -422,6 +453,7 @@ def _event_blocks(
                     header,
                     TextBody(text, console, styles["error"] if error else None, shape),
                     payload={"callId": result.get("toolCallId"), "text": raw, "error": error},
+                    text=text,
                 )
             )
             _images(result.get("content"), index, styles, out)
@@ -433,6 +465,7 @@ def _event_blocks(
                 index,
                 Text("━━ compaction: the context was summarised ━━", styles["compaction"]),
                 prose_body(summary or "(no summary)", console, styles["thinking"]),
+                text=summary,
             )
         )
     elif kind == "session/title":
@@ -461,7 +494,7 @@ def _branch_block(event: Event, index: int, console: Console, styles: dict[str, 
     text = clean_text(blocks_text(message.get("content"), tool_calls=False))
     header = Text(f"⎇ rewound branch · {role}", styles["thinking"])
     body = TextBody(text, console, styles["thinking"]) if text else None
-    return Block("branch", index, header, body, collapsed=True)
+    return Block("branch", index, header, body, collapsed=True, text=text)
 
 
 def _images(content: Any, index: int, styles: dict[str, Style], out: list[Block]) -> None:

@@ -12,10 +12,21 @@ from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.message import Message
 
+from klipui.labels import plural
 from klipui.session.model import Session
 from klipui.widgets.event_doc import Block, EventDocument, RichBody, build_blocks
 from klipui.widgets.line_view import LineView
 
+COPY_NAMES = {
+    "prompt": "the prompt",
+    "assistant": "the answer",
+    "thinking": "the thinking",
+    "call": "the tool call's arguments",
+    "result": "the tool result",
+    "error": "the failed tool result",
+    "compaction": "the compaction summary",
+    "branch": "the rewound message",
+}
 DOCUMENTS_KEPT = 32
 """Turns whose laid-out events are kept for going back to them."""
 STYLE_NAMES = (
@@ -58,7 +69,9 @@ class EventView(LineView):
     HELP = (
         "The events of the current turn. `}`/`{` move between blocks, `]`/`[` between tool "
         "results, Enter folds or unfolds a block (thinking starts folded), `t` unfolds every "
-        "thinking block. Long outputs are drawn only where you look, so they scroll at any size."
+        "thinking block, `y` copies the block under the cursor (its text, without escape "
+        "sequences). Headers show when each record was written, where the format records it. "
+        "Long outputs are drawn only where you look, so they scroll at any size."
     )
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"event-view--{name}" for name in STYLE_NAMES}
     DEFAULT_CSS = """
@@ -87,10 +100,11 @@ class EventView(LineView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right_curly_bracket", "block(1)", "Next block", show=False, key_display="}"),
         Binding("left_curly_bracket", "block(-1)", "Prev block", show=False, key_display="{"),
-        Binding("right_square_bracket", "result(1)", "Next result", key_display="]"),
+        Binding("right_square_bracket", "result(1)", "Next result", show=False, key_display="]"),
         Binding("left_square_bracket", "result(-1)", "Prev result", show=False, key_display="["),
-        Binding("enter", "fold", "Fold/unfold"),
+        Binding("enter", "fold", "Fold"),
         Binding("t", "thinking", "Thinking", show=False),
+        Binding("y", "copy", "Copy block", show=False),
         Binding("up", "scroll_up", "Scroll up", show=False),
         Binding("down", "scroll_down", "Scroll down", show=False),
         Binding("k", "scroll_up", "Scroll up", show=False),
@@ -300,6 +314,16 @@ class EventView(LineView):
         block.collapsed = not block.collapsed
         self.document.relayout()
         self.invalidate()
+
+    def action_copy(self) -> None:
+        """Copy the current block's text to the clipboard (the terminal's, via OSC 52)."""
+        block = self.current_block
+        if block is None or not block.text:
+            self.notify("Nothing to copy in this block.")
+            return
+        self.app.copy_to_clipboard(block.text)
+        what = COPY_NAMES.get(block.kind, block.kind)
+        self.notify(f"Copied {what}: {plural(len(block.text), 'character')}.")
 
     def action_thinking(self) -> None:
         doc = self.document

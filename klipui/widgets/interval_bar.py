@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from klipui.klip import KInterval, KIntervalError, parse_interval
+from klipui.labels import plural
 from klipui.session.display import clean_line
 from klipui.widgets.plain_input import PlainInput
 
@@ -104,7 +105,8 @@ class IntervalBar(Vertical):
         self.warnings = interval.warnings(self.turn_count) if text.strip() else []
         warn_box.update(Text("\n".join(f"⚠ {clean_line(w)}" for w in self.warnings)))
         turns = interval.turns(self.turn_count)
-        summary.update(Text(f"{len(turns)} of {self.turn_count} turns · canonical: {interval}"))
+        of = plural(self.turn_count, "turn")
+        summary.update(Text(f"{len(turns)} of {of} · canonical: {interval}"))
         if announce:
             self.post_message(self.Selected(turns))
 

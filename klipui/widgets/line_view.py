@@ -153,23 +153,29 @@ class LineView(ScrollView, can_focus=True):
         elif row >= self.scroll_offset.y + height:
             self.scroll_to(y=row - height + 1, animate=False)
 
+    # Keys scroll at once (not after the next refresh): each press then starts where the one
+    # before it went, so fifty PageDowns sent together move fifty pages.
+
+    def _scroll_rows(self, delta: int) -> None:
+        self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True)
+
     def action_page_down(self) -> None:
-        self.scroll_page_down(animate=False)
+        self._scroll_rows(self.scrollable_content_region.height)
 
     def action_page_up(self) -> None:
-        self.scroll_page_up(animate=False)
+        self._scroll_rows(-self.scrollable_content_region.height)
 
     def action_scroll_home(self) -> None:
-        self.scroll_home(animate=False)
+        self.scroll_to(y=0, animate=False, immediate=True)
 
     def action_scroll_end(self) -> None:
-        self.scroll_end(animate=False)
+        self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
 
     def action_scroll_down(self) -> None:
-        self.scroll_down(animate=False)
+        self._scroll_rows(1)
 
     def action_scroll_up(self) -> None:
-        self.scroll_up(animate=False)
+        self._scroll_rows(-1)
 
 
 class TextRows:
