@@ -171,3 +171,20 @@ async def test_search_works_on_the_demo_sessions() -> None:
         await pilot.press(*"ROUND_HALF_EVEN")
         await wait_for(pilot, lambda: len({h.agent for h in search.hits}) >= 4)
         assert all(h.kind == "result" for h in search.hits)
+
+
+async def test_the_samples_are_indexed_from_the_app_and_found() -> None:
+    from klipui.session.discover import find_session_files
+
+    count = len(find_session_files([SAMPLES]))
+    app = make_app(SAMPLES)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
+        search = app.screen
+        await pilot.press(*"npm error")
+        await wait_for(pilot, lambda: not search.indexing, timeout=60)
+        assert search.progress == (count, count)
+        await wait_for(pilot, lambda: len(search.hits) > 3)
+        assert "sessions indexed" in str(search.query_one("#search-count").render())

@@ -753,7 +753,8 @@ def _read(path: Path, first_event: int) -> SessionUnits | str:
 @contextlib.contextmanager
 def _pool(workers: int) -> Iterator[Executor | None]:
     """A process pool of `workers` (forkserver where there is one: the app has threads), or
-    None for 0 or 1."""
+    None for 0 or 1, or when no pool can start here (inside the app, whose stderr is no file,
+    multiprocessing cannot start its resource tracker)."""
     if workers <= 1:
         yield None
         return
@@ -762,7 +763,11 @@ def _pool(workers: int) -> Iterator[Executor | None]:
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
+        executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    except (OSError, ValueError, RuntimeError):
+        yield None
+        return
     try:
         yield executor
     finally:
