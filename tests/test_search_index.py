@@ -378,3 +378,20 @@ def test_a_file_changed_since_indexing_gives_hits_without_breaking(
     hits = index.search("gerbil").hits
     assert len(hits) == 2
     assert all("\x00" not in hit.snippet for hit in hits)
+
+
+def test_searching_while_another_process_writes_does_not_wait(tmp_path: Path) -> None:
+    where = tmp_path / "search.sqlite"
+    path = session_file(tmp_path / "s.jsonl", ("find the dugong", "ok", None))
+    with SearchIndex(where) as first:
+        first.update([path])
+    writer = sqlite3.connect(where, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with SearchIndex(where, timeout=0.2) as reader:
+            assert reader.note == ""
+            assert len(reader.search("dugong").hits) == 1
+            report = reader.update([path])
+            assert report.unchanged == 1
+    finally:
+        writer.close()

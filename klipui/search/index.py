@@ -273,13 +273,16 @@ class SearchIndex:
         return sqlite3.connect(path, timeout=self.timeout, isolation_level=None)
 
     def _prepare(self, db: sqlite3.Connection) -> None:
-        """WAL, schema, version check (ValueError for another version)."""
+        """WAL, schema, version check (ValueError for another version). An index that is there
+        is only read here, so that opening never waits for another process's writing."""
         mode = db.execute("PRAGMA journal_mode=WAL").fetchone()
         if mode is None or str(mode[0]).lower() != "wal":
             raise sqlite3.OperationalError("database is locked (WAL mode not set)")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute(f"PRAGMA cache_size={-CACHE_KB}")
-        db.executescript(SCHEMA)
+        tables = db.execute("SELECT count(*) FROM sqlite_master WHERE name='meta'").fetchone()
+        if not tables[0]:
+            db.executescript(SCHEMA)
         row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if row is None or row[0] != str(SCHEMA_VERSION):
             raise ValueError(f"index version {row[0] if row else '?'}")
