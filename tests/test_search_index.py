@@ -395,3 +395,20 @@ def test_searching_while_another_process_writes_does_not_wait(tmp_path: Path) ->
             assert report.unchanged == 1
     finally:
         writer.close()
+
+
+def test_common_words_are_ranked_among_their_newest_matches(
+    index: SearchIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import klipui.search.index as module
+
+    monkeypatch.setattr(module, "RANK_WINDOW", 3)
+    turns = [(f"okapi number {n}", f"answer {n}", None) for n in range(6)]
+    path = session_file(tmp_path / "s.jsonl", *turns)
+    index.update([path])
+    few = index.search("okapi", limit=2)
+    assert "newest" in few.note
+    assert {hit.turn for hit in few.hits} <= {4, 5, 6}
+    every = index.search("okapi", limit=20)
+    assert every.note == ""
+    assert sorted(hit.turn for hit in every.hits) == [1, 2, 3, 4, 5, 6]

@@ -31,7 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from klipui.search.query import Query, parse_query
-from klipui.search.snippet import MARK_END, MARK_START, cut, record_texts, spilled_texts
+from klipui.search.snippet import (
+    MARK_END,
+    MARK_START,
+    cut,
+    cut_found,
+    record_texts,
+    spilled_texts,
+)
 from klipui.search.snippet import term_pattern as snippet_pattern
 from klipui.search.units import SessionUnits, Unit, file_stat, read_units
 
@@ -47,6 +54,9 @@ CACHE_KB = 64 * 1024
 HASH_BYTES = 16 * 1024 * 1024
 """FTS5 terms kept in memory before a segment is written (bigger: fewer segments to merge)."""
 """Files to read from which an update reads them in a pool of processes."""
+RANK_WINDOW = 5_000
+"""Matches of a common query ranked by BM25: its newest (ranking every match of a word found in
+a hundred thousand units takes seconds)."""
 GARBAGE_SHARE = 0.3
 """Share of FTS rows left by removed units from which the next update rebuilds the index."""
 GARBAGE_MIN = 5_000
@@ -264,6 +274,8 @@ class SearchIndex:
         """What happened when opening: rebuilt, private index, …"""
         self._batch = False
         """True while `update` holds a transaction open over several files."""
+        self._scope_key: tuple[str, ...] | None = None
+        self._scope_filters = True
         self.db = self._open()
 
     # --- opening -------------------------------------------------------------------------------
@@ -371,6 +383,7 @@ class SearchIndex:
         to read on; 0 reads here). `remove_missing`: drop indexed files that no longer exist.
         """
         report = UpdateReport()
+        self._scope_key = None  # the sessions change: the scope is worked out again
         self._compact_if_needed(report)
         if remove_missing:
             self._remove_missing(report)
@@ -630,18 +643,28 @@ class SearchIndex:
         if since is not None:
             where.append("coalesce(u.time / 1000.0, s.updated, 0) >= ?")
             args.append(since)
-        if paths is not None:
-            self._set_scope(paths)
+        if paths is not None and self._set_scope(paths):
             where.append("u.session IN (SELECT id FROM temp.scope)")
         sql = (
             "SELECT s.path, s.agent, s.title, s.project, u.turn, u.seq, u.event, u.kind, u.time, "
             "bm25(fts), u.part, u.offset, u.length, u.z "
             "FROM fts JOIN units u ON u.id = fts.rowid JOIN sessions s ON s.id = u.session "
-            f"WHERE {' AND '.join(where)} ORDER BY bm25(fts) LIMIT ?"
+            "WHERE {} ORDER BY bm25(fts) LIMIT ?"
         )
-        args.append(max(1, limit))
         try:
-            rows = self.db.execute(sql, args).fetchall()
+            bound = self._window(parsed.expression)
+            rows = []
+            if bound is not None:  # a common query: rank its newest matches only, if enough
+                windowed = [*where, "fts.rowid >= ?"]
+                rows = self.db.execute(
+                    sql.format(" AND ".join(windowed)), [*args, bound, max(1, limit)]
+                ).fetchall()
+                if len(rows) >= limit:
+                    results.note = f"common words: ranked among the {RANK_WINDOW:,} newest matches"
+            if bound is None or len(rows) < limit:
+                rows = self.db.execute(
+                    sql.format(" AND ".join(where)), [*args, max(1, limit)]
+                ).fetchall()
         except sqlite3.OperationalError as error:
             if not parsed.syntax or _locked(error):
                 raise
@@ -658,9 +681,10 @@ class SearchIndex:
                 limit=limit,
             )
         pattern = snippet_pattern(parsed.terms)
+        paths_seen: dict[str, Path] = {}
         results.hits = [
             Hit(
-                path=Path(r[0]),
+                path=paths_seen.setdefault(r[0], Path(r[0])),
                 agent=r[1] or "",
                 title=r[2] or "",
                 project=r[3] or "",
@@ -669,7 +693,7 @@ class SearchIndex:
                 event=r[6],
                 kind=r[7],
                 time=r[8],
-                snippet=_snippet(Path(r[0]), r[7], r[11], r[12], r[13], pattern),
+                snippet=_snippet(paths_seen[r[0]], r[7], r[11], r[12], r[13], pattern),
                 score=-float(r[9]),
                 part=r[10],
             )
@@ -677,7 +701,22 @@ class SearchIndex:
         ]
         return results
 
-    def _set_scope(self, paths: Iterable[Path]) -> None:
+    def _window(self, expression: str) -> int | None:
+        """The rowid from which a query's `RANK_WINDOW` newest matches start, None when it has
+        fewer (ranking is then over every match)."""
+        row = self.db.execute(
+            "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (expression, RANK_WINDOW - 1),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def _set_scope(self, paths: Iterable[Path]) -> bool:
+        """Fill `temp.scope` with the ids of the indexed sessions among `paths`; False when
+        that is every indexed session (no need to filter). Kept while `paths` is the same."""
+        key = tuple(str(p) for p in paths)
+        if key == self._scope_key:
+            return self._scope_filters
+        self._scope_key = key
         self.db.execute("CREATE TEMP TABLE IF NOT EXISTS scope(id INTEGER PRIMARY KEY)")
         self.db.execute("DELETE FROM temp.scope")
         keys = [(str(Path(os.path.abspath(p))),) for p in paths]
@@ -688,6 +727,10 @@ class SearchIndex:
             "INSERT INTO temp.scope(id) SELECT s.id FROM sessions s "
             "JOIN temp.scope_paths p ON p.path = s.path"
         )
+        inside = self.db.execute("SELECT count(*) FROM temp.scope").fetchone()[0]
+        everything = self.db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        self._scope_filters = inside < everything
+        return self._scope_filters
 
     # --- figures -------------------------------------------------------------------------------
 
@@ -714,9 +757,12 @@ def _snippet(
     if stored is not None:
         return cut([unpack(stored)], pattern)
     texts = record_texts(path, offset, length)
-    if kind == "result" and pattern is not None and not any(pattern.search(t) for t in texts):
-        texts = spilled_texts(texts, path) or texts
-    return cut(texts, pattern)
+    snippet, found = cut_found(texts, pattern)
+    if not found and kind == "result" and pattern is not None:
+        spilled, found = cut_found(spilled_texts(texts, path), pattern)
+        if found:
+            return spilled
+    return snippet
 
 
 def _same_prefix(path: Path, size: int, fingerprint: bytes) -> bool:
