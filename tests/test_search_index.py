@@ -412,3 +412,16 @@ def test_common_words_are_ranked_among_their_newest_matches(
     every = index.search("okapi", limit=20)
     assert every.note == ""
     assert sorted(hit.turn for hit in every.hits) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_second_connection_sees_sessions_indexed_after_its_first_query(
+    tmp_path: Path,
+) -> None:
+    where = tmp_path / "search.sqlite"
+    one = session_file(tmp_path / "one.jsonl", ("the first marmot", "ok", None))
+    two = session_file(tmp_path / "two.jsonl", ("the second marmot", "ok", None))
+    with SearchIndex(where) as writer, SearchIndex(where) as reader:
+        writer.update([one])
+        assert len(reader.search("marmot", paths=[one, two]).hits) == 1
+        writer.update([one, two])
+        assert len(reader.search("marmot", paths=[one, two]).hits) == 2

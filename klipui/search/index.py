@@ -266,15 +266,20 @@ def _locked(error: sqlite3.OperationalError) -> bool:
 class SearchIndex:
     """A connection to the search index (one per thread)."""
 
-    def __init__(self, path: Path | None = None, *, timeout: float = BUSY_TIMEOUT) -> None:
+    def __init__(
+        self, path: Path | None = None, *, timeout: float = BUSY_TIMEOUT, shared: bool = False
+    ) -> None:
+        """`shared`: the connection may be used from other threads (one at a time: the caller
+        serialises its calls)."""
         require_fts5()
         self.path = path or default_index_path()
         self.timeout = timeout
+        self.shared = shared
         self.note = ""
         """What happened when opening: rebuilt, private index, …"""
         self._batch = False
         """True while `update` holds a transaction open over several files."""
-        self._scope_key: tuple[str, ...] | None = None
+        self._scope_key: tuple[object, ...] | None = None
         self._scope_filters = True
         self.db = self._open()
 
@@ -282,7 +287,9 @@ class SearchIndex:
 
     def _connect(self, path: Path) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return sqlite3.connect(path, timeout=self.timeout, isolation_level=None)
+        return sqlite3.connect(
+            path, timeout=self.timeout, isolation_level=None, check_same_thread=not self.shared
+        )
 
     def _prepare(self, db: sqlite3.Connection) -> None:
         """WAL, schema, version check (ValueError for another version). An index that is there
@@ -712,8 +719,10 @@ class SearchIndex:
 
     def _set_scope(self, paths: Iterable[Path]) -> bool:
         """Fill `temp.scope` with the ids of the indexed sessions among `paths`; False when
-        that is every indexed session (no need to filter). Kept while `paths` is the same."""
-        key = tuple(str(p) for p in paths)
+        that is every indexed session (no need to filter). Kept while `paths` and the indexed
+        sessions (any connection may change them) are the same."""
+        sessions = self.db.execute("SELECT count(*), max(id) FROM sessions").fetchone()
+        key = (*sessions, *(str(p) for p in paths))
         if key == self._scope_key:
             return self._scope_filters
         self._scope_key = key
