@@ -420,8 +420,9 @@ def test_a_second_connection_sees_sessions_indexed_after_its_first_query(
     where = tmp_path / "search.sqlite"
     one = session_file(tmp_path / "one.jsonl", ("the first marmot", "ok", None))
     two = session_file(tmp_path / "two.jsonl", ("the second marmot", "ok", None))
+    other = session_file(tmp_path / "other.jsonl", ("a marmot elsewhere", "ok", None))
     with SearchIndex(where) as writer, SearchIndex(where) as reader:
-        writer.update([one])
+        writer.update([other, one], remove_missing=False)
         assert len(reader.search("marmot", paths=[one, two]).hits) == 1
-        writer.update([one, two])
+        writer.update([two], remove_missing=False)
         assert len(reader.search("marmot", paths=[one, two]).hits) == 2
