@@ -180,6 +180,7 @@ def test_a_locked_index_gives_way_to_a_private_one(tmp_path: Path) -> None:
     finally:
         holder.close()
     assert private != where
+    assert not private.exists()  # a private index goes with its process
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,12 @@ table, the index is emptied and built again.
 
 Updating is incremental by (path, size, mtime): an unchanged file is skipped; a file that grew
 and whose first bytes (the fingerprint of what was indexed) are unchanged is indexed from the
-last event it had; any other change reindexes the file; a file that is gone is removed. Each
-file is one transaction, so other connections see results as they come (partial while an
-update runs). WAL journal, a busy timeout and a few retries let two processes share the index.
-A corrupt index, or one of another version, is set aside and rebuilt; an index locked beyond
-the timeout is replaced, for this process, by a private one. Nothing here is fatal.
+last event it had; any other change reindexes the file; a file that is gone is removed. Files
+are committed whole, the first at once and then every half second, so other connections see
+results as they come (partial while an update runs). WAL journal, a busy timeout and a few
+retries let two processes share the index. A corrupt index, or one of another version, is set
+aside and rebuilt; an index locked beyond the timeout is replaced, for this process, by a private
+one. Nothing here is fatal.
 """
 
 from __future__ import annotations
@@ -47,13 +48,13 @@ BUSY_TIMEOUT = 5.0
 """Seconds a connection waits for another process's write lock before giving up."""
 RETRIES = 3
 POOL_FROM = 8
+"""Files to read from which an update reads them in a pool of processes."""
 COMMIT_SECONDS = 0.5
 """Seconds of writing an update commits after, at most (fewer, bigger segments to merge)."""
 CACHE_KB = 64 * 1024
 """SQLite page cache of a connection (KB): FTS5 merges segments through it."""
 HASH_BYTES = 16 * 1024 * 1024
 """FTS5 terms kept in memory before a segment is written (bigger: fewer segments to merge)."""
-"""Files to read from which an update reads them in a pool of processes."""
 RANK_WINDOW = 5_000
 """Matches of a common query ranked by BM25: its newest (ranking every match of a word found in
 a hundred thousand units takes seconds)."""
@@ -275,6 +276,8 @@ class SearchIndex:
         self.path = path or default_index_path()
         self.timeout = timeout
         self.shared = shared
+        self.private = False
+        """True when the shared index stayed locked and this one is this process's own."""
         self.note = ""
         """What happened when opening: rebuilt, private index, …"""
         self._batch = False
@@ -325,6 +328,7 @@ class SearchIndex:
         private = self.path.with_name(f"search-{os.getpid()}.sqlite")
         self.note = f"{self.path} is locked by another process: using a private index {private}"
         self.path = private
+        self.private = True
         db = self._connect(private)
         self._prepare(db)
         return db
@@ -337,8 +341,13 @@ class SearchIndex:
         self.note = f"the search index was rebuilt ({why})"
 
     def close(self) -> None:
+        """Close the connection (and remove a private index: nobody else will read it)."""
         with contextlib.suppress(sqlite3.Error):
             self.db.close()
+        if self.private:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{self.path}{suffix}")
 
     def __enter__(self) -> SearchIndex:
         return self
