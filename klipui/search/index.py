@@ -411,9 +411,17 @@ class SearchIndex:
         if on_progress:
             on_progress(done, total)
         opened = 0.0
+
+        def reads() -> Iterator[tuple[_Plan, SessionUnits | str]]:
+            """The first file read here, at once (a pool takes a moment to start), the rest
+            in the pool."""
+            yield from _reads(todo[:1], None)
+            with _pool(workers if len(todo) > POOL_FROM else 0) as executor:
+                yield from _reads(todo[1:], executor)
+
         try:
-            with _pool(workers if len(todo) >= POOL_FROM else 0) as executor:
-                for plan, read in _reads(todo, executor):
+            with contextlib.closing(reads()) as stream:
+                for plan, read in stream:
                     if cancelled is not None and cancelled():
                         break
                     if not self._batch:
@@ -847,7 +855,6 @@ def _reads(
     """Each plan with its read, in order; reads run ahead in `executor` when given (and here,
     when the pool cannot be used: it could not start, or a worker died)."""
     window = 8
-    pending: list[Future[SessionUnits | str] | None] = []
 
     def submit(plan: _Plan) -> Future[SessionUnits | str] | None:
         nonlocal executor
