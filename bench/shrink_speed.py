@@ -9,12 +9,15 @@ an input is grown from a real output of the corpus (tests/fixtures/corpus) to th
 
 Each figure is the best of several alternating rounds; the ratio klipui/toolshrink is printed
 per kind
-(target: <= 1.0 on every kind). Then klipui alone on 1 MB and 100 MB of each kind (cost should
-grow linearly: 100 MB <= 125x the 1 MB time, from CPU time, which neighbours disturb less than
-wall-clock time), and every detector on 1 MB and 100 MB (detection samples: the times should
-match). Writes bench/results/shrink_speed.json.
+(target: <= 1.0 on every kind). Then klipui alone on each size of `--scale` (default 1, 10 and
+100 MB) of each kind of `--scale-only`, with its CPU time per MB (CPU time, which neighbours
+disturb less than wall-clock time): linear cost keeps the per-MB figure flat, and the growth
+factor (per-MB cost at the biggest size over that at the smallest) stays <= 1.25. Last, every
+detector on the smallest and biggest size (detection samples: the times should match). Writes
+bench/results/shrink_speed.json.
 
-Usage: python bench/shrink_speed.py [--mb 20] [--runs 5] [--scale 1,100] [--only tests,diff]
+Usage: python bench/shrink_speed.py [--mb 20] [--runs 5] [--scale 1,10,100] [--only tests,diff]
+       [--scale-only tests,diff]
 """
 
 from __future__ import annotations
@@ -142,14 +145,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=20, help="size of the compared inputs")
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (best is kept)")
-    parser.add_argument("--scale", default="1,100", help="sizes in MB for klipui's cost growth")
+    parser.add_argument("--scale", default="1,10,100", help="sizes in MB for klipui's cost growth")
     parser.add_argument("--only", help="kinds to measure (default all)")
+    parser.add_argument("--scale-only", help="kinds whose cost growth is measured (default --only)")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / "shrink_speed.json"
     )
     args = parser.parse_args()
     kinds = args.only.split(",") if args.only else list(KINDS)
-    scale = [int(s) for s in args.scale.split(",")] if args.scale else []
+    scale = sorted({int(s) for s in args.scale.split(",")}) if args.scale else []
+    scale_kinds = args.scale_only.split(",") if args.scale_only else kinds
 
     rows = []
     print(f"{args.mb} MB, best of {args.runs}")
@@ -180,26 +185,32 @@ def main() -> int:
     scaling = []
     if len(scale) >= 2:
         small, big = scale[0], scale[-1]
-        print(f"\nklipui cost growth, {small} MB -> {big} MB (CPU seconds, best of runs)")
-        for kind in kinds:
+        sizes = "  ".join(f"{size:>6} MB" for size in scale)
+        print(f"\nklipui CPU ms per MB (best of runs)\n{'kind':9} {sizes}  growth")
+        for kind in scale_kinds:
             source, meta = _case(KINDS[kind])
-            times = {}
-            for size in (small, big):
+            per_mb: dict[int, float] = {}
+            seconds: dict[int, float] = {}
+            for size in scale:
                 text = grow(source, size * MB, kind)
                 runs = args.runs if size <= 20 else 2
-                times[size] = _klipui(text, meta, runs)["cpu_seconds"]
+                seconds[size] = _klipui(text, meta, runs)["cpu_seconds"]
+                per_mb[size] = seconds[size] * MB / len(text)
                 del text
-            factor = times[big] / max(times[small], 1e-9)
+            factor = seconds[big] / max(seconds[small], 1e-9)
+            growth = per_mb[big] / max(per_mb[small], 1e-9)
             scaling.append(
                 {
                     "kind": kind,
-                    f"{small}mb_cpu_s": times[small],
-                    f"{big}mb_cpu_s": times[big],
+                    **{f"{size}mb_cpu_s": seconds[size] for size in scale},
+                    "cpu_ms_per_mb": {str(size): round(per_mb[size] * 1000, 2) for size in scale},
                     "factor": round(factor, 1),
                     "size_factor": big // small,
+                    "growth": round(growth, 2),
                 }
             )
-            print(f"{kind:9} {times[small]:8.3f} s {times[big]:8.3f} s  x{factor:.1f}")
+            figures = "  ".join(f"{per_mb[size] * 1000:9.2f}" for size in scale)
+            print(f"{kind:9} {figures}  x{growth:.2f}")
 
     detection = []
     if len(scale) >= 2:
@@ -217,7 +228,7 @@ def main() -> int:
             print(f"{module.name:12} {t_small * 1000:8.2f} {t_big * 1000:8.2f}")
 
     worst = max((r["ratio"] for r in rows), default=0.0)
-    worst_growth = max((s["factor"] / s["size_factor"] for s in scaling), default=0.0)
+    worst_growth = max((s["growth"] for s in scaling), default=0.0)
     report = {
         "mb": args.mb,
         "runs": args.runs,
@@ -233,7 +244,7 @@ def main() -> int:
     }
     print(f"\nworst ratio klipui/toolshrink: {worst:.2f} (target <= 1.0)")
     if scaling:
-        print(f"worst cost growth / size growth: {worst_growth:.2f} (linear: <= 1.25)")
+        print(f"worst per-MB cost growth: {worst_growth:.2f} (linear: <= 1.25)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-ENGINES = ("session", "shrink", "klip", "conversation", "search")
+ENGINES = ("session", "shrink", "klip", "conversation", "archive", "usage", "search")
 PACKAGE = Path(__file__).resolve().parent.parent / "klipui"
 
 

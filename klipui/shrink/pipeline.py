@@ -29,7 +29,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import accumulate, compress
+from itertools import accumulate, compress, groupby, repeat
+from operator import gt
 from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple, Protocol
@@ -246,7 +247,7 @@ class _Layout:
         self._long: list[int] = []
         self._long_delta: list[int] = [0]
         if cap > 0:
-            longs = [i for i, line in enumerate(lines.lines) if len(line) > cap]
+            longs = list(compress(range(self.n), map(cap.__lt__, map(len, lines.lines))))
             self._long = longs
             deltas = (len(cap_line(lines.lines[i], cap)) - len(lines.lines[i]) for i in longs)
             self._long_delta = [0, *accumulate(deltas)]
@@ -256,6 +257,16 @@ class _Layout:
         if self.cap > 0 and len(line) > self.cap:
             return len(cap_line(line, self.cap)) + 1
         return len(line) + 1
+
+    def plain_starts(self) -> tuple[list[int], int] | None:
+        """`(starts, extra)` when the cost of lines `[start, end)` is `starts[end] -
+        starts[start]` (plus `extra` when `end` is the last line): no carriage return, no
+        line cap at work; else None."""
+        if self._plain is None:
+            self._plain = "\r" not in self.lines.text
+        if not self._plain or self._long:
+            return None
+        return self.lines.starts, 0 if self.lines.text.endswith("\n") else 1
 
     def keep_cost(self, start: int, end: int) -> int:
         if self._plain is None:
@@ -290,6 +301,10 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
     """The plan checked (in order, no overlap, in range) and costed."""
     n = len(lines)
     pieces: list[_Piece] = []
+    append = pieces.append
+    plain = layout.plain_starts()
+    starts, extra = plain if plain is not None else ([], 0)
+    keep_cost = layout.keep_cost
     last = 0
     for item in plan:
         kind = type(item)
@@ -300,8 +315,11 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
             raise ValueError(f"plan item {item!r} is out of order or out of range (n={n})")
         if kind is Keep:
             if start < end:
-                cost = layout.keep_cost(start, end)
-                pieces.append(_Piece(start, end, item.priority, None, cost, end - start))
+                if plain is not None:
+                    cost = starts[end] - starts[start] + (extra if end == n else 0)
+                else:
+                    cost = keep_cost(start, end)
+                append(_Piece(start, end, item.priority, None, cost, end - start))
         else:
             rows = tuple(part.rstrip("\r") for line in item.lines for part in str(line).split("\n"))
             if layout.cap > 0:
@@ -310,6 +328,28 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
             pieces.append(_Piece(start, end, item.priority, rows, cost, len(rows)))
         last = end
     return pieces
+
+
+def _fits(pieces: Iterable[_Piece], layout: _Layout, max_chars: int, max_rows: int) -> bool:
+    """`_within(*_total(pieces, layout), max_chars, max_rows)`, stopping at the first piece
+    that goes over (every cost is positive, so the rest cannot bring it back)."""
+    if not max_chars and not max_rows:
+        return True
+    limit_chars = max_chars or sys.maxsize
+    limit_rows = max_rows or sys.maxsize
+    gap = layout.gap
+    chars = rows = 0
+    last = 0
+    for piece in pieces:
+        gap_chars, gap_rows = gap(last, piece.start)
+        chars += gap_chars + piece.chars
+        rows += gap_rows + piece.rows
+        if chars > limit_chars or rows > limit_rows:
+            return False
+        if piece.end > last:
+            last = piece.end
+    gap_chars, gap_rows = gap(last, layout.n)
+    return chars + gap_chars <= limit_chars and rows + gap_rows <= limit_rows
 
 
 def _total(pieces: Sequence[_Piece], layout: _Layout) -> tuple[int, int]:
@@ -354,13 +394,14 @@ def _drop_sequence(
             key=lambda i: (pieces[i].priority, relevance[i], _drop_order(direction, i, count))
         )
         return droppable
-    buckets: dict[float, list[int]] = {}
-    for i, piece in enumerate(pieces):
-        if piece.priority < top:
-            buckets.setdefault(piece.priority, []).append(i)
+    priorities = [piece.priority for piece in pieces]
+    # below the top, by priority then position (a stable sort in C)
+    below = sorted(
+        compress(range(count), map(gt, repeat(top), priorities)), key=priorities.__getitem__
+    )
     order: list[int] = []
-    for priority in sorted(buckets):
-        indices = buckets[priority]
+    for _, bucket in groupby(below, key=priorities.__getitem__):
+        indices = list(bucket)
         if direction == "head":
             order.extend(reversed(indices))
         elif direction == "tail":
@@ -384,8 +425,7 @@ def _drop_by_priority(
     """
     if not pieces:
         return pieces
-    chars, rows = _total(pieces, layout)
-    if _within(chars, rows, max_chars, max_rows):
+    if _fits(pieces, layout, max_chars, max_rows):
         return pieces
     top = max(p.priority for p in pieces)
     droppable = _drop_sequence(pieces, top, direction, relevance)
@@ -396,18 +436,18 @@ def _drop_by_priority(
     for position, i in enumerate(droppable):
         rank[i] = position
 
-    def survivors(kept: int) -> list[_Piece]:
+    def survivors(kept: int) -> Iterator[_Piece]:
         """The protected pieces and the `kept` last pieces of the drop order, in input order."""
         threshold = len(droppable) - kept
-        return list(compress(pieces, map(threshold.__le__, rank)))
+        return compress(pieces, map(threshold.__le__, rank))
 
     def fits_with(kept: int) -> bool:
-        return _within(*_total(survivors(kept), layout), max_chars, max_rows)
+        return _fits(survivors(kept), layout, max_chars, max_rows)
 
     # Dropping in order until the plan fits keeps the largest tail of the drop order that fits:
     # find it by galloping then bisecting, measuring only what is kept.
     if not fits_with(0):
-        return survivors(0)
+        return list(survivors(0))
     low, step = 0, 1
     while low + step < len(droppable) and fits_with(low + step):
         low += step
@@ -419,7 +459,7 @@ def _drop_by_priority(
             low = middle
         else:
             high = middle
-    return survivors(low)
+    return list(survivors(low))
 
 
 def _atoms_forward(pieces: Sequence[_Piece], layout: _Layout) -> Iterator[_Atom]:
@@ -639,7 +679,7 @@ def _by_regions(
     if summaries:
         pieces = _pieces(summaries, lines, layout)
         half_chars, half_rows = max_chars // 2, max_rows // 2
-        if not _within(*_total(pieces, layout), half_chars, half_rows):
+        if not _fits(pieces, layout, half_chars, half_rows):
             pieces = []
     order = salience.order(lines, hint, max_chars, found)
     pieces = _fill(pieces, layout, order, max_chars, max_rows)[0]
@@ -735,6 +775,32 @@ def _relevance(pieces: Sequence[_Piece], lines: Lines, hint: Hint) -> list[float
     return semantic.bm25(lines.text, spans, hint.query or "")
 
 
+TIES_CHARS = 2_000_000
+"""Up to this size, a plan over budget drops its least salient pieces first among those it ranks
+alike (a scan of the lines; bigger outputs go by the reducer's direction alone)."""
+
+
+RESERVE_SHARE = 8
+"""A plan over budget is first fit to all but `1 / RESERVE_SHARE` of it, left to salience."""
+
+
+def _ties_by_salience(name: str, relevance: object, lines: Lines) -> bool:
+    return relevance is None and name not in ("semantic", "size") and len(lines.text) <= TIES_CHARS
+
+
+def _salience_of(pieces: Sequence[_Piece], lines: Lines, hint: Hint, max_chars: int) -> list[float]:
+    """The highest salience of a line of each piece (a summary by the lines it stands for):
+    among pieces a reducer ranks alike, the least salient go first."""
+    score = salience.Scores(lines, hint, max_chars).score
+    starts = [piece.start for piece in pieces]
+    best = [0.0] * len(pieces)
+    for i, value in score.items():
+        k = bisect_right(starts, i) - 1
+        if k >= 0 and i < max(pieces[k].end, pieces[k].start + 1) and value > best[k]:
+            best[k] = value
+    return best
+
+
 def _adds_nothing(pieces: Sequence[_Piece], n: int) -> bool:
     """True for a plan that keeps every line and ranks none above another."""
     covered = 0
@@ -768,16 +834,25 @@ def _fit(
         return None
     if name != "size" and _adds_nothing(pieces, len(lines)):
         return None
-    if name == "size" and not _within(*_total(pieces, layout), max_chars, max_rows):
+    if name == "size" and not _fits(pieces, layout, max_chars, max_rows):
         layout.label = ""
         return _Fit([], "salience", "")
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
+    if _ties_by_salience(name, relevance, lines) and not _within(
+        *_total(pieces, layout), max_chars, max_rows
+    ):
+        relevance = _salience_of(pieces, lines, hint, max_chars)
+    if max_chars and name != "semantic" and not _within(*_total(pieces, layout), max_chars, 0):
+        # a plan over budget leaves a share of it to the salience fill (both ends, signals):
+        # a reducer may have recognised the text only in part
+        reserved = max_chars - max_chars // RESERVE_SHARE
+        pieces = _drop_by_priority(pieces, layout, reserved, max_rows, direction, relevance)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
-    if _within(*_total(pieces, layout), max_chars, max_rows):
+    if _fits(pieces, layout, max_chars, max_rows):
         return _Fit(pieces, "", label)
     suffix = ""
     if hint.query and name not in ("semantic", "size"):
@@ -786,7 +861,7 @@ def _fit(
             layout.label = ""
             pieces = _drop_by_priority(ranked[0], layout, max_chars, max_rows, direction)
             suffix = "+semantic"
-            if _within(*_total(pieces, layout), max_chars, max_rows):
+            if _fits(pieces, layout, max_chars, max_rows):
                 return _Fit(pieces, suffix, "")
     layout.label = ""
     if all(piece.summary is None for piece in pieces):
@@ -950,7 +1025,10 @@ def _shrink(
     if not budget.max_line_chars and body_chars:
         parts.extend(_uncut_lines_note(lines, spans, body_chars))
     parts.extend(problems)
-    content = "\n".join(rows) + ("\n" if rows and rows[-1] == "" else "")
+    # the newline that ends the last line stays when that line is kept (it costs no more than
+    # the budget counted for the row)
+    ends_kept = bool(spans) and spans[-1] == Span("line", n - 1, n) and text.endswith("\n")
+    content = "\n".join(rows) + ("\n" if rows and (rows[-1] == "" or ends_kept) else "")
     stats = Stats(len(text), n, len(content), count_lines(content), kept_lines, n - kept_lines)
     return Shrunk(
         content, True, strategy, "; ".join(parts), stats, locator, tuple(spans), spill_problem

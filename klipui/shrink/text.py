@@ -128,15 +128,10 @@ def marker(chars: int, lines: int, label: str = "") -> str:
     return f"{text} ({label})" if label else text
 
 
-def _figure_length(count: int) -> int:
-    digits = len(str(count))
-    return digits + (digits - 1) // 3
-
-
 def marker_length(chars: int, lines: int, label: str = "") -> int:
-    """`len(marker(chars, lines, label))`, without building the string."""
-    length = 4 + _figure_length(chars) + (10 if chars == 1 else 11) + 2
-    length += _figure_length(lines) + (5 if lines == 1 else 6) + 12
+    """`len(marker(chars, lines, label))`, without building the string: `... ` and
+    ` character`, `, `, ` line`, ` omitted ...` are 33 characters, plus the figures and plurals."""
+    length = 33 + len(f"{chars:,}{lines:,}") + (chars != 1) + (lines != 1)
     return length + (len(label) + 3 if label else 0)
 
 

@@ -359,13 +359,13 @@ def _event_blocks(
             btype = block.get("type")
             text = clean_text(str(block.get("text") or ""))
             if btype == "reasoning" and text.strip():
-                header = Text(f"▸ thinking · {len(text):,} chars", styles["thinking"])
+                header = Text(f"{FOLDED} thinking · {len(text):,} chars", styles["thinking"])
                 out.append(
                     Block(
                         "thinking",
                         index,
                         header,
-                        TextBody(text, console, styles["thinking"]),
+                        prose_body(text, console, styles["thinking"]),
                         collapsed=True,
                     )
                 )
@@ -426,7 +426,7 @@ def _event_blocks(
             )
             _images(result.get("content"), index, styles, out)
     elif kind == "compaction/summary":
-        summary = clean_text(str(event.data.get("summary") or ""))
+        summary = clean_text(blocks_text(event.data.get("summary"), tool_calls=False, sep="\n\n"))
         out.append(
             Block(
                 "compaction",
@@ -472,6 +472,11 @@ def _images(content: Any, index: int, styles: dict[str, Style], out: list[Block]
             size = size if isinstance(size, int) and not isinstance(size, bool) else None
             label = f"▣ image · {media}" + (f" · {human_size(size)}" if size else "")
             out.append(Block("image", index, Text(label, styles["image"])))
+
+
+FOLDED = "▸"
+UNFOLDED = "▾"
+"""The fold marker of a thinking block, folded and unfolded."""
 
 
 class EventDocument:
@@ -537,6 +542,11 @@ class EventDocument:
         if offset == 0:
             mark = "▶ " if is_current else "  "
             header = block.header.copy()
+            fold = header.plain.find(FOLDED, 0, 16)
+            if fold >= 0 and not block.collapsed:
+                header = (
+                    header[:fold] + Text(UNFOLDED, self.styles["thinking"]) + header[fold + 1 :]
+                )
             if block.body is not None:
                 header.append("  [+]" if block.collapsed else "", self.styles["meta"])
             header.no_wrap = True

@@ -93,6 +93,8 @@ class EventView(LineView):
         Binding("t", "thinking", "Thinking", show=False),
         Binding("up", "scroll_up", "Scroll up", show=False),
         Binding("down", "scroll_down", "Scroll down", show=False),
+        Binding("k", "scroll_up", "Scroll up", show=False),
+        Binding("j", "scroll_down", "Scroll down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "scroll_home", "Top", show=False),
@@ -132,9 +134,10 @@ class EventView(LineView):
         end: int,
         show_all: bool = False,
         note: tuple[str, str] | None = None,
+        keep_place: bool = False,
     ) -> None:
         """Show `session.events[start:end]`, under `note` (a header line and a sentence) when
-        given.
+        given; with `keep_place`, at the same scroll and block as now (a turn that grew).
 
         The documents of recently shown turns are kept, so going back to one costs no rebuild."""
         if session is not self._documents_of:
@@ -145,10 +148,12 @@ class EventView(LineView):
         if document is None:
             document = self._build(session, start, end, show_all, note)
             self._documents[key] = document
+        if keep_place and self.document is not None:
+            document.current = min(self.document.current, len(document.blocks) - 1)
         self.document = document
         document.highlight = self.find_pattern
         document.current_match = None
-        self.set_source(document)
+        self.set_source(document, keep_scroll=keep_place)
         self.post_message(self.BlockChanged(self.current_block))
 
     def set_find(self, pattern: re.Pattern[str] | None) -> None:
@@ -200,11 +205,23 @@ class EventView(LineView):
         if note is not None:
             header, sentence = note
             body = RichBody(Text(sentence, styles["meta"]), console)
-            blocks.insert(0, Block("ending", start, Text(header, styles["image"]), body))
-        document = EventDocument(blocks, styles, console)
-        if note is not None and len(blocks) > 1:
-            document.current = 1  # the note heads the turn; the cursor starts on its prompt
-        return document
+            # at the end of the turn: it says how this turn ended, not the one before
+            blocks.append(Block("ending", max(start, end - 1), Text(header, styles["image"]), body))
+        return EventDocument(blocks, styles, console)
+
+    @property
+    def at_end(self) -> bool:
+        """True when the last row is in view (nothing below it to scroll to)."""
+        return self.scroll_offset.y >= self.max_scroll_y - 1
+
+    def show_end(self) -> None:
+        """Scroll to the last row and put the block cursor on the last block."""
+        doc = self.document
+        if doc is not None and doc.blocks:
+            doc.current = len(doc.blocks) - 1
+            self.invalidate()
+            self.post_message(self.BlockChanged(self.current_block))
+        self.scroll_end(animate=False, immediate=True)
 
     @property
     def current_block(self) -> Block | None:

@@ -11,6 +11,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
 from klipui.shrink.text import chunks, line_starts, marker
@@ -380,7 +381,10 @@ class Fitter:
     def add_marks(self, priority: dict[int, int], least: int = 0, below: int = 1 << 30) -> None:
         """`add_all` for single lines given as {line: priority}, those with
         `least <= priority < below`."""
-        items = sorted(priority.items(), key=lambda item: (-item[1], -item[0]))
+        # highest priority first, the later line first among equals: two sorts in C (line
+        # indices are unique, and a stable sort keeps the first order among equal priorities)
+        items = sorted(priority.items(), reverse=True)
+        items.sort(key=itemgetter(1), reverse=True)
         misses = 0
         for i, p in items:
             if not least <= p < below:

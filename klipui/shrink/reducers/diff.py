@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import compress, islice, pairwise, repeat
+from operator import itemgetter, ne, not_
+from typing import NamedTuple
 
+from klipui.shrink import segments
 from klipui.shrink.plan import Budget, Hint, Keep, Plan
-from klipui.shrink.text import sample_lines, split_lines
+from klipui.shrink.text import cap_line, sample_lines, split_lines
 
 name = "diff"
 describe = "file and hunk headers and changed lines kept, unchanged context dropped"
@@ -83,21 +87,41 @@ def _is_bump(signature: tuple[frozenset[str], frozenset[str]]) -> bool:
     return bool(removed or added) and all(word.isdigit() for word in removed | added)
 
 
-def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
-    lines = split_lines(text)
+_FIRST = itemgetter(slice(0, 1))
+_QUIET = frozenset(("", " "))
+"""First characters of lines that never change the reading (context and blank lines)."""
+_CONTEXT_FIRSTS = frozenset((" ", "\\", ""))
+
+
+class _Reading(NamedTuple):
+    priority: list[int]
+    firsts: list[str]
+    files: list[int]
+    """The lines at `FILE` priority (headers, preamble), in order."""
+    hunk_lines: list[int]
+    changed: list[int]
+    changed_hunk: list[int]
+    """The hunk number of each changed line (-1 before any hunk)."""
+    pairs: list[tuple[int, int]]
+
+
+def _read(lines: list[str]) -> _Reading:
+    """Headers, hunks and changed lines: only lines that are not context are looked at."""
     n = len(lines)
+    firsts = list(map(_FIRST, lines))
     priority = [0] * n
-    in_hunk = False
-    pairs: list[tuple[int, int]] = []
-    changed: list[tuple[int, int]] = []  # (line, hunk number)
+    files: list[int] = []
     hunk_lines: list[int] = []
-    i = 0
-    while i < n:
-        line = lines[i]
-        first = line[:1]
-        if in_hunk and first == " ":
-            i += 1
+    changed: list[int] = []
+    changed_hunk: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    in_hunk = False
+    resume = 0  # lines before it were read as part of a run of changes
+    for i in compress(range(n), map(not_, map(_QUIET.__contains__, firsts))):
+        if i < resume:
             continue
+        line = lines[i]
+        first = firsts[i]
         if first == "@" and _HUNK.match(line):
             in_hunk = True
             hunk_lines.append(i)
@@ -105,55 +129,96 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         elif not in_hunk:
             if line.startswith(_FILE_HEADERS):
                 priority[i] = FILE
+                files.append(i)
         elif first == "-" and not line.startswith("--- "):
-            start = i
-            while i < n and lines[i][:1] == "-":
-                i += 1
-            middle = i
-            while i < n and lines[i][:1] == "+" and not lines[i].startswith("+++ "):
-                i += 1
-            hunk = len(hunk_lines) - 1
-            changed.extend((k, hunk) for k in range(start, i))
-            if middle - start == i - middle:
-                pairs.extend(zip(range(start, middle), range(middle, i), strict=True))
-            continue
+            k = i
+            while k < n and firsts[k] == "-":
+                k += 1
+            middle = k
+            while k < n and firsts[k] == "+" and not lines[k].startswith("+++ "):
+                k += 1
+            changed.extend(range(i, k))
+            changed_hunk.extend(repeat(len(hunk_lines) - 1, k - i))
+            if middle - i == k - middle:
+                pairs.extend(zip(range(i, middle), range(middle, k), strict=True))
+            resume = k
         elif first == "+" and not line.startswith("+++ "):
-            changed.append((i, len(hunk_lines) - 1))
-        elif first not in ("\\", "") and not line.startswith(("+++ ", "--- ")):
+            changed.append(i)
+            changed_hunk.append(len(hunk_lines) - 1)
+        elif first != "\\" and not line.startswith(("+++ ", "--- ")):
             in_hunk = False
             if line.startswith(_FILE_HEADERS):
                 priority[i] = FILE
-        i += 1
+                files.append(i)
+    return _Reading(priority, firsts, files, hunk_lines, changed, changed_hunk, pairs)
+
+
+def _headers_overflow(lines: list[str], files: list[int], budget: Budget) -> bool:
+    """True when the `FILE` lines alone are over the budget: the pipeline then keeps them and
+    drops every other piece of the plan whatever its priority (and fills by salience)."""
+    if budget.max_lines and len(files) > budget.max_lines:
+        return True
+    if not budget.max_chars:
+        return False
+    cap = budget.max_line_chars
+    chars = 0
+    for k in files:
+        line = lines[k]
+        chars += (len(cap_line(line, cap)) if cap > 0 and len(line) > cap else len(line)) + 1
+        if chars > budget.max_chars:
+            return True
+    return False
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    lines = split_lines(text)
+    n = len(lines)
+    reading = _read(lines)
+    priority, firsts, changed = reading.priority, reading.firsts, reading.changed
     if not changed:
         return None
     # the preamble of `git show` or a mailed patch: commit, author, date, message
     first = next((k for k in range(n) if priority[k] or lines[k].startswith("@@")), n)
-    for k in range(min(first, PREAMBLE)):
-        if lines[k].strip():
-            priority[k] = FILE
-    for k, _ in changed:
+    files = reading.files
+    preamble = [k for k in range(min(first, PREAMBLE)) if lines[k].strip()]
+    for k in preamble:
+        priority[k] = FILE
+    if preamble:
+        files = sorted([*files, *preamble])
+    if len(text) > segments.MAX_CHARS and _headers_overflow(lines, files, budget):
+        # too big to be one region of a segmented output, so the plan only feeds the
+        # pipeline, which keeps no piece below the headers: rank nothing else
+        return _runs(priority, n)
+    for k in changed:
         priority[k] = UNIQUE
-    pair_signatures = [_signature(lines[a], lines[b]) for a, b in pairs]
-    signatures = Counter(pair_signatures)
-    for (a, b), signature in zip(pairs, pair_signatures, strict=True):
-        if signatures[signature] >= MECHANICAL_REPEATS and not _is_bump(signature):
-            priority[a] = priority[b] = MECHANICAL
-    unique_hunks = {hunk for k, hunk in changed if priority[k] == UNIQUE and hunk >= 0}
+    pair_signatures = [_signature(lines[a], lines[b]) for a, b in reading.pairs]
+    counts = Counter(pair_signatures)
+    mechanical = {
+        signature
+        for signature, count in counts.items()
+        if count >= MECHANICAL_REPEATS and not _is_bump(signature)
+    }
+    if mechanical:
+        for (a, b), signature in zip(reading.pairs, pair_signatures, strict=True):
+            if signature in mechanical:
+                priority[a] = priority[b] = MECHANICAL
+    hunk_lines = reading.hunk_lines
+    unique_hunks = {
+        hunk
+        for k, hunk in zip(changed, reading.changed_hunk, strict=True)
+        if hunk >= 0 and priority[k] == UNIQUE
+    }
     for index in unique_hunks:
         priority[hunk_lines[index]] = UNIQUE
-    for k, _ in changed:
+    for k in changed:
         context = priority[k]  # context goes (and stays) with its change
-        for j in (*range(k - CONTEXT, k), *range(k + 1, k + 1 + CONTEXT)):
-            if 0 <= j < n and priority[j] < context and lines[j][:1] in (" ", "\\", ""):
+        for j in range(max(0, k - CONTEXT), min(n, k + 1 + CONTEXT)):
+            if priority[j] < context and firsts[j] in _CONTEXT_FIRSTS:
                 priority[j] = context
-    plan: Plan = []
-    k = 0
-    while k < n:
-        if priority[k] == 0:
-            k += 1
-            continue
-        start = k
-        while k < n and priority[k] == priority[start]:
-            k += 1
-        plan.append(Keep(start, k, priority[start]))
-    return plan
+    return _runs(priority, n)
+
+
+def _runs(priority: list[int], n: int) -> Plan:
+    """One `Keep` a run of lines of the same non-zero priority."""
+    bounds = [0, *compress(range(1, n), map(ne, islice(priority, 1, None), priority)), n]
+    return [Keep(start, end, priority[start]) for start, end in pairwise(bounds) if priority[start]]

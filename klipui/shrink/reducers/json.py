@@ -62,8 +62,36 @@ class _Container:
 _CLOSE = re.compile(r"\n[ \t]*[}\]]")
 _OPEN = re.compile(r"[{\[][ \t\r]*$", re.M)
 """A closing bracket at a line's start, an opening one at its end: the only lines that change
-the nesting of pretty-printed JSON (two scans, each starting with a literal or a character set,
-which the regex engine finds far faster than an alternation anchored at `^`)."""
+the nesting of pretty-printed JSON."""
+
+
+def _bracket_lines(text: str, starts: list[int], opening: bool) -> list[int]:
+    """The lines `_OPEN` (or `_CLOSE`) matches, in order. When brackets are about as rare as
+    the lines that hold one alone, each is found by substring search and its line checked;
+    otherwise one regex scan (which tries every character) is cheaper."""
+    brackets = "{[" if opening else "}]"
+    pattern = _OPEN if opening else _CLOSE
+    if text.count(brackets[0]) + text.count(brackets[1]) > len(starts) // 2:
+        shift = -1 if opening else 0
+        return [bisect_right(starts, m.start()) + shift for m in pattern.finditer(text)]
+    found: list[int] = []
+    end = len(text)
+    for bracket in brackets:
+        position = text.find(bracket)
+        while position >= 0:
+            if opening:
+                stop = text.find("\n", position + 1)
+                alone = not text[position + 1 : stop if stop >= 0 else end].strip(" \t\r")
+            else:
+                newline = text.rfind("\n", 0, position)
+                alone = newline >= 0 and not text[newline + 1 : position].strip(" \t")
+            if alone:
+                found.append(bisect_right(starts, position) - 1)
+            position = text.find(bracket, position + 1)
+    found.sort()
+    return found
+
+
 _BLANK = re.compile(r"\n[ \t\r]*\n")
 
 
@@ -76,8 +104,8 @@ def _containers(lines: list[str], text: str) -> list[_Container] | None:
     stack: list[_Container] = []
     found: list[_Container] = []
     done = -1  # the last line handled
-    closes = ((bisect_right(starts, m.start()), 0) for m in _CLOSE.finditer(text))
-    opens = ((bisect_right(starts, m.start()) - 1, 1) for m in _OPEN.finditer(text))
+    closes = zip(_bracket_lines(text, starts, False), repeat(0))
+    opens = zip(_bracket_lines(text, starts, True), repeat(1))
     for i, opening in heapq.merge(closes, opens):
         if i > done + 1:
             if not stack:

@@ -85,6 +85,26 @@ _KEYWORDS = (
     "denied",
     "unreachable",
 )
+_KEYWORD_NEEDLES = tuple(
+    dict.fromkeys(
+        {
+            "slow query": "low query",
+            "Slow query": "low query",
+            "timed out": "imed out",
+            "Timed out": "imed out",
+            "timeout": "imeout",
+            "Timeout": "imeout",
+            "Exception": "xception",
+            "exception": "xception",
+            "out of memory": "ut of memory",
+            "Out of memory": "ut of memory",
+            "OOMKilled": "Killed",
+        }.get(keyword, keyword)
+        for keyword in _KEYWORDS
+    )
+)
+"""What the lines holding a keyword hold, in fewer words (one search of the text each): words
+that differ in their first letter's case share their tail; `Killed` is in `OOMKilled`."""
 _PREFIX = re.compile(r"^[\[\d\-T:.,+Z /]*")
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Warning|Exit)\b|[\w.]+: )")
 _FOREIGN = re.compile(
@@ -144,7 +164,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         key = template(_PREFIX.sub("", text_lines[i]))
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
-    for i in lines_containing(lines, _KEYWORDS):
+    for i in lines_containing(lines, _KEYWORD_NEEDLES):
+        if not any(keyword in text_lines[i] for keyword in _KEYWORDS):
+            continue
         key = "kw:" + template(_PREFIX.sub("", text_lines[i]))
         mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
         seen.add(key)

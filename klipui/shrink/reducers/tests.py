@@ -23,6 +23,7 @@ from klipui.shrink.reducers._patterns import (
     command_matches,
     finish,
     line_regex,
+    lines_containing,
     sample,
 )
 
@@ -99,7 +100,6 @@ _STRONG = re.compile(
     r"|\d+ (?:passed|failed)\b|Failed examples:|FAILED \(|Ran \d+ tests?)"
 )
 
-_PYTEST_E = re.compile(r"^E(?: |$)")
 _MESSAGE = re.compile(
     r"^\s*(?:[\w.$]*(?:Error|Exception|Failure|Failed|Fault)\b[:\s!]|Error:|panic:"
     r"|thread '.*' panicked"
@@ -125,33 +125,62 @@ _FAILING = re.compile(
 """A summary line that reports trouble outranks one that reports success."""
 _PANIC = line_regex(r"^(?:panic: |fatal error: |[\w./-]+\.go:\d+:\d+: )")
 
-_SCAN = line_regex(
-    "^(?:"
-    + _HEADER.pattern[4:-1]
-    + "|(?P<summary>"
-    + _SUMMARY.pattern[4:-1]
-    + ")|(?P<section>"
-    + _SECTION.pattern[4:-1]
-    + ")|(?P<panic>"
-    + _PANIC.pattern[4:-1]
-    + "))"
+_SCAN_GUARD = (
+    r"(?=[ \t]*(?:[-●F\d]|not ok|Test)|[_=\[#!]|ERROR|OK |ok|test result: |error: |BUILD "
+    r"|Snapshots: |Ran |rspec |failures:|panic: |fatal error: )"
 )
-"""Headers, summaries, sections and panics in one pass over the text (named by group)."""
+"""What every line `_SCAN` matches starts with (after white space, for the branches that allow
+it): a cheap test that turns most lines away before the branches are tried one by one."""
+_GO_LOCATION = ".go:"
+"""The literal every go location line (the last branch of `_PANIC`) holds: those lines are found
+by substring search, as that branch would read every line that starts with a word."""
+_SCAN = line_regex(
+    "^"
+    + _SCAN_GUARD
+    + "(?:"
+    + re.sub(r"\(\?P<\w+>", "(?:", _HEADER.pattern[4:-1])
+    + "|"
+    + _SUMMARY.pattern[4:-1]
+    + "|"
+    + _SECTION.pattern[4:-1]
+    + "|panic: |fatal error: )"
+)
+"""Headers, summaries, sections and panics (but go locations) in one pass over the text; which
+one a line is, `_kind` tells."""
+
+
+def _kind(line: str) -> str:
+    """The first of header (by runner), "summary", "section" and "panic" that `line` is."""
+    header = _HEADER.match(line)
+    if header is not None:
+        return header.lastgroup or ""
+    if _SUMMARY.match(line):
+        return "summary"
+    return "section" if _SECTION.match(line) else "panic"
+
 
 _SETUP = re.compile(
     r"(?:platform \S+ -- Python .*|rootdir: .*|(?:collecting \.\.\. )?collected \d+ items?.*"
     r"|running \d+ tests?$|Running \S+.*\(target/\S+\)$|Test run started.*)"
 )
-_SETUP_WORDS = ("platform ", "rootdir: ", "collected ", "running ", "Running ", "Test run started")
+_SETUP_LINE = line_regex("^" + _SETUP.pattern)
+"""`_SETUP` for a whole-text scan: each branch starts with a literal, so a newline-led scan
+turns most lines away at their first character."""
 _SKIPPED = re.compile(
     r"(?:(?:SKIPPED|XFAIL|XPASS|SKIP) .*|\S+::\S+ (?:SKIPPED|XFAIL|XPASS)\b.*"
     r"|test \S+ \.\.\. ignored.*|\s*--- SKIP: .*)"
 )
-_SKIP_WORDS = ("SKIP", "XFAIL", "XPASS", " ignored")
+_SKIP_WORDS = ("SKIP", "XPASS")
 """What a run that passes still says: where it ran, how many tests it collected, which it
-skipped (kept when there is room, below every failure); found by plain substring search first,
-as these patterns would read every line to its end."""
-_FAIL_WORDS = ("FAIL", "ERROR", "not ok", "✗", "×", "✕", "✖", "<<< ")
+skipped (kept when there is room, below every failure). Skips are found by plain substring
+search first, as their pattern would read every line to its end; `XFAIL` lines are among the
+lines holding `FAIL`, which are searched once for both, and cargo's `test x ... ignored` among
+the lines of `_LEADING`."""
+_FAIL = "FAIL"
+_FAIL_WORDS = ("ERROR",)
+_LEADING = line_regex(r"^(?:[ \t]*(?:[✗×✕✖]|not ok)|test \S+ \.\.\. ignored)")
+"""With `_FAIL`, `_FAIL_WORDS` hold or `_LEADING` starts every line `_FAIL_LINE` matches (a
+`<<< FAILURE!` or `<<< ERROR!` holds one of the words)."""
 
 _MAX_BLOCK = 400
 
@@ -197,8 +226,25 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     summary_lines: list[int] = []
     sections: list[int] = []
     headers: list[tuple[int, str]] = []
-    for i, m in lines.scan(_SCAN):
-        kind = m.lastgroup or ""
+    found = {i: _kind(text_lines[i]) for i, _ in lines.scan(_SCAN)}
+    for i in lines_containing(lines, (_GO_LOCATION,)):
+        if i not in found and _PANIC.match(text_lines[i]):
+            found[i] = "panic"
+    searched: dict[str, list[int]] = {}
+
+    def failing() -> list[int]:
+        """The lines holding `FAIL` (searched once)."""
+        if "fail" not in searched:
+            searched["fail"] = lines_containing(lines, (_FAIL,))
+        return searched["fail"]
+
+    def leading() -> list[int]:
+        """The lines `_LEADING` matches (searched once)."""
+        if "leading" not in searched:
+            searched["leading"] = lines.hits(_LEADING)
+        return searched["leading"]
+
+    for i, kind in found.items():
         if kind == "summary":
             summary_lines.append(i)
             line = text_lines[i]
@@ -229,13 +275,18 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     else:
         # one-line index of the failures (`test x ... FAILED`, `path::test FAILED`): each names
         # a failing test, which the summary does not always repeat
-        for i in lines.grep(_FAIL_WORDS, _FAIL_LINE):
-            mark(i, MID + 10)
+        candidates = sorted({*failing(), *lines_containing(lines, _FAIL_WORDS), *leading()})
+        for i in candidates:
+            if _FAIL_LINE.match(text_lines[i]):
+                mark(i, MID + 10)
 
-    for i in lines.grep(_SETUP_WORDS, _SETUP):
+    for i in lines.hits(_SETUP_LINE):
         mark(i, MID - 5)
-    for i in lines.grep(_SKIP_WORDS, _SKIPPED):
-        mark(i, LOW + 5)
+    skips = {*lines_containing(lines, _SKIP_WORDS), *leading()}
+    skips.update(i for i in failing() if "XFAIL" in text_lines[i])
+    for i in sorted(skips):
+        if _SKIPPED.match(text_lines[i]):
+            mark(i, LOW + 5)
     if not priority:
         return None
     fitter = Fitter(lines, budget)
@@ -342,7 +393,7 @@ def _mark_pytest(lines: list[str], start: int, end: int, mark: Mark) -> None:
     previous_e = False
     for i in range(start, end):
         line = lines[i]
-        if _PYTEST_E.match(line):
+        if line[:1] == "E" and (line[1:2] == " " or len(line) == 1):  # `E` alone or `E ...`
             if not previous_e:
                 e_runs.append(i)
                 mark(i, MID)
@@ -351,7 +402,7 @@ def _mark_pytest(lines: list[str], start: int, end: int, mark: Mark) -> None:
             previous_e = True
             continue
         previous_e = False
-        if _PYTEST_LOCATION.match(line):
+        if ": " in line and _PYTEST_LOCATION.match(line):
             locations.append(i)
             mark(i, LOW)
         elif line.startswith(">"):

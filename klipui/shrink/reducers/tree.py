@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import methodcaller
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
 from klipui.shrink.text import sample_lines, split_lines
@@ -37,9 +39,10 @@ def _is_section(lines: list[str], i: int) -> bool:
     """An `ls -R` header: `dir:` at the start of the output or after a blank line."""
     line = lines[i]
     return (
-        bool(_SECTION.fullmatch(line))
-        and " " not in line.rstrip(":")
+        line.endswith(":")
         and (i == 0 or not lines[i - 1].strip())
+        and bool(_SECTION.fullmatch(line))
+        and " " not in line.rstrip(":")
     )
 
 
@@ -82,19 +85,27 @@ def _depth(directory: str, root: str) -> int:
     return 0 if not rest or rest == "." else rest.count("/") + 1
 
 
+_ENDS_WITH_COLON = methodcaller("endswith", ":")
+
+
+def _nonblank(lines: list[str], start: int, end: int) -> list[int]:
+    """Indices of the lines of `[start, end)` that are not blank (found in C)."""
+    return list(compress(range(start, end), map(str.strip, lines[start:end])))
+
+
 def _sections(lines: list[str]) -> list[_Group]:
+    """The `ls -R` sections (the lines before the first header are the `.` group); headers are
+    looked for among the lines ending with a colon only."""
+    n = len(lines)
+    heads = [i for i in compress(range(n), map(_ENDS_WITH_COLON, lines)) if _is_section(lines, i)]
     groups: list[_Group] = []
-    current: _Group | None = None
-    for i, line in enumerate(lines):
-        if _is_section(lines, i):
-            current = _Group(line.rstrip(":").rstrip("/"), i, i + 1, i + 1, 0)
-            groups.append(current)
-        elif current is not None and line.strip():
-            current.entries.append(i)
-            current.end = i + 1
-        elif current is None and line.strip():
-            current = _Group(".", -1, i, i + 1, 0, [i])
-            groups.append(current)
+    lead = _nonblank(lines, 0, heads[0] if heads else n)
+    if lead:
+        groups.append(_Group(".", -1, lead[0], lead[-1] + 1, 0, lead))
+    for head, stop in zip(heads, [*heads[1:], n], strict=True):
+        entries = _nonblank(lines, head + 1, stop)
+        end = entries[-1] + 1 if entries else head + 1
+        groups.append(_Group(lines[head].rstrip(":").rstrip("/"), head, head + 1, end, 0, entries))
     return groups
 
 
@@ -144,23 +155,23 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     for group in groups:
         group.depth = _depth(group.directory, root)
 
-    tops = Counter(_top(g.directory, root) for g in groups if g.depth >= 1)
+    group_tops = [_top(g.directory, root) if g.depth >= 1 else "" for g in groups]
+    tops = Counter(top for top in group_tops if top)
     top_entries: Counter[str] = Counter()
-    for group in groups:
-        if group.depth >= 1:
-            top_entries[_top(group.directory, root)] += len(group.entries)
+    for group, top in zip(groups, group_tops, strict=True):
+        if top:
+            top_entries[top] += len(group.entries)
     announced: set[str] = set()
     shown: Counter[str] = Counter()
     first_of_top: Counter[str] = Counter({top: TOP_ENTRIES for top in tops})
 
     plan: Plan = []
     collapsed = False
-    for group in groups:
+    for group, top in zip(groups, group_tops, strict=True):
         depth = group.depth
         limit = ROOT_ENTRIES if depth == 0 else ENTRIES
         header_priority = 8 if depth == 0 else max(1, 7 - depth)
         entry_priority = 8 if depth == 0 else max(0, 5 - depth)
-        top = _top(group.directory, root) if depth >= 1 else ""
         if group.header >= 0:
             plan.append(Keep(group.header, group.header + 1, header_priority))
             position = group.header + 1
