@@ -31,6 +31,11 @@ MEANINGS = {
     "scroll_end": "last",
     "clip": "child",
     "write": "child",
+    "filter": "look for text",
+    "find": "look for text",
+    "query": "look for text",
+    "block(1)": "next",
+    "step_match(1)": "next",
 }
 
 
