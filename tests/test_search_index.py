@@ -193,6 +193,8 @@ def test_a_locked_index_gives_way_to_a_private_one(tmp_path: Path) -> None:
         ("NoneType OR kangaroo", True),
         ("NoneType NOT subscriptable", False),
         ("(kangaroo OR NoneType) AND object", True),
+        ('("object is" OR kangaroo) subscript*', True),
+        ('NoneType"object"', True),
         ('object "NoneType', True),
         ('unterminated "NoneType', False),
         ("NoneType\x00object", True),
