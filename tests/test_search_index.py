@@ -53,7 +53,8 @@ def test_every_sample_and_demo_session_is_indexed_and_found_by_its_words(
         with_text += 1
         # the longest words of the session's first and last units find those units
         for unit in (units[0], units[-1]):
-            words = " ".join(sorted(unit.text.split(), key=len)[-6:])
+            plain = unit.text.replace('"', " ").split()  # a plain query: no quotes
+            words = " ".join(sorted(plain, key=len)[-6:])
             hits = index.search(words, paths=[path], limit=1000).hits
             places = {(h.turn, h.seq, h.kind) for h in hits}
             assert (unit.turn, unit.seq, unit.kind) in places, (path, words)
