@@ -46,7 +46,7 @@ async def test_a_hit_opens_its_session_at_the_event_and_escape_comes_back(
     app = make_app(folder)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        await pilot.press("S")
+        await pilot.press("ctrl+f")
         await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
         search = app.screen
         await pilot.press(*"wombat mismatch")
@@ -79,7 +79,7 @@ async def test_tools_can_be_left_out_of_the_results(tmp_path: Path) -> None:
     app = make_app(folder)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        await pilot.press("S")
+        await pilot.press("ctrl+f")
         await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
         search = app.screen
         await pilot.press(*"quagga")
@@ -167,9 +167,26 @@ async def test_search_works_on_the_demo_sessions() -> None:
     app = KlipuiApp(Sources(demo=True), now=1_800_000_000.0)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        await pilot.press("S")
+        await pilot.press("ctrl+f")
         await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
         search = app.screen
         await pilot.press(*"ROUND_HALF_EVEN")
         await wait_for(pilot, lambda: len({h.agent for h in search.hits}) >= 4)
         assert all(h.kind == "result" for h in search.hits)
+
+
+async def test_the_samples_are_indexed_from_the_app_and_found() -> None:
+    from klipui.session.discover import find_session_files
+
+    count = len(find_session_files([SAMPLES]))
+    app = make_app(SAMPLES)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+f")
+        await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
+        search = app.screen
+        await pilot.press(*"npm error")
+        await wait_for(pilot, lambda: not search.indexing, timeout=60)
+        assert search.progress == (count, count)
+        await wait_for(pilot, lambda: len(search.hits) > 3)
+        assert "sessions indexed" in str(search.query_one("#search-count").render())

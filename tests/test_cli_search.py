@@ -93,3 +93,14 @@ def test_a_snippet_marks_every_term_around_the_first_match() -> None:
     assert f"{MARK_START}KeyError{MARK_END}" in snippet
     assert f"{MARK_START}EUR{MARK_END}" in snippet
     assert f"{MARK_START}EURO{MARK_END}" in snippet  # the last token is a prefix
+
+
+def test_a_sqlite_without_fts5_is_said_clearly(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import klipui.search.index as module
+
+    monkeypatch.setattr(module, "fts5_available", lambda: False)
+    assert main(["search", "parser", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert "FTS5" in err and "SQLite" in err

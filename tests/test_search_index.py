@@ -53,7 +53,8 @@ def test_every_sample_and_demo_session_is_indexed_and_found_by_its_words(
         with_text += 1
         # the longest words of the session's first and last units find those units
         for unit in (units[0], units[-1]):
-            words = " ".join(sorted(unit.text.split(), key=len)[-6:])
+            plain = unit.text.replace('"', " ").split()  # a plain query: no quotes
+            words = " ".join(sorted(plain, key=len)[-6:])
             hits = index.search(words, paths=[path], limit=1000).hits
             places = {(h.turn, h.seq, h.kind) for h in hits}
             assert (unit.turn, unit.seq, unit.kind) in places, (path, words)
@@ -180,6 +181,7 @@ def test_a_locked_index_gives_way_to_a_private_one(tmp_path: Path) -> None:
     finally:
         holder.close()
     assert private != where
+    assert not private.exists()  # a private index goes with its process
 
 
 @pytest.mark.parametrize(
@@ -192,6 +194,8 @@ def test_a_locked_index_gives_way_to_a_private_one(tmp_path: Path) -> None:
         ("NoneType OR kangaroo", True),
         ("NoneType NOT subscriptable", False),
         ("(kangaroo OR NoneType) AND object", True),
+        ('("object is" OR kangaroo) subscript*', True),
+        ('NoneType"object"', True),
         ('object "NoneType', True),
         ('unterminated "NoneType', False),
         ("NoneType\x00object", True),
@@ -378,3 +382,51 @@ def test_a_file_changed_since_indexing_gives_hits_without_breaking(
     hits = index.search("gerbil").hits
     assert len(hits) == 2
     assert all("\x00" not in hit.snippet for hit in hits)
+
+
+def test_searching_while_another_process_writes_does_not_wait(tmp_path: Path) -> None:
+    where = tmp_path / "search.sqlite"
+    path = session_file(tmp_path / "s.jsonl", ("find the dugong", "ok", None))
+    with SearchIndex(where) as first:
+        first.update([path])
+    writer = sqlite3.connect(where, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with SearchIndex(where, timeout=0.2) as reader:
+            assert reader.note == ""
+            assert len(reader.search("dugong").hits) == 1
+            report = reader.update([path])
+            assert report.unchanged == 1
+    finally:
+        writer.close()
+
+
+def test_common_words_are_ranked_among_their_newest_matches(
+    index: SearchIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import klipui.search.index as module
+
+    monkeypatch.setattr(module, "RANK_WINDOW", 3)
+    turns = [(f"okapi number {n}", f"answer {n}", None) for n in range(6)]
+    path = session_file(tmp_path / "s.jsonl", *turns)
+    index.update([path])
+    few = index.search("okapi", limit=2)
+    assert "newest" in few.note
+    assert {hit.turn for hit in few.hits} <= {4, 5, 6}
+    every = index.search("okapi", limit=20)
+    assert every.note == ""
+    assert sorted(hit.turn for hit in every.hits) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_second_connection_sees_sessions_indexed_after_its_first_query(
+    tmp_path: Path,
+) -> None:
+    where = tmp_path / "search.sqlite"
+    one = session_file(tmp_path / "one.jsonl", ("the first marmot", "ok", None))
+    two = session_file(tmp_path / "two.jsonl", ("the second marmot", "ok", None))
+    other = session_file(tmp_path / "other.jsonl", ("a marmot elsewhere", "ok", None))
+    with SearchIndex(where) as writer, SearchIndex(where) as reader:
+        writer.update([other, one], remove_missing=False)
+        assert len(reader.search("marmot", paths=[one, two]).hits) == 1
+        writer.update([two], remove_missing=False)
+        assert len(reader.search("marmot", paths=[one, two]).hits) == 2

@@ -8,6 +8,7 @@ at its turn and event with the match highlighted; Escape there comes back here.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -22,7 +23,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from klipui.screens.base import KlipuiScreen
-from klipui.search import Hit, Results
+from klipui.search import Hit, Results, SearchIndex
 from klipui.widgets.plain_input import PlainInput
 from klipui.widgets.search_hits import hit_prompt
 
@@ -30,7 +31,7 @@ QUERY_DELAY = 0.25
 """Seconds typing must pause before a query runs."""
 REFRESH_EVERY = 1.0
 """Seconds between re-runs of the query while the index is being brought up to date."""
-LIMIT = 100
+LIMIT = 50
 PUNCTUATION = "\"'`.,;:!?()[]{}<>"
 """Stripped from the ends of a query's words before they are found in the session."""
 
@@ -66,6 +67,8 @@ class SearchScreen(KlipuiScreen):
         self._timer = None
         self._last_refresh = 0.0
         self.problem = ""
+        self._reader: SearchIndex | None = None
+        self._reader_lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
         yield PlainInput(placeholder="search every session", id="search-input")
@@ -117,12 +120,16 @@ class SearchScreen(KlipuiScreen):
 
     @work(thread=True, exclusive=True, group="search-query", exit_on_error=False)
     def run_query(self, query: str) -> None:
+        """Run `query` on this screen's own connection (one query at a time)."""
         from klipui.search import SearchIndex
 
-        files = self.files
-        with SearchIndex(self.index_path) as index:
-            kinds = None if self.tools else ("prompt", "answer", "thinking")
-            results = index.search(query, paths=files, kinds=kinds, limit=LIMIT)
+        kinds = None if self.tools else ("prompt", "answer", "thinking")
+        with self._reader_lock:
+            if get_current_worker().is_cancelled:
+                return  # a newer query is on its way
+            if self._reader is None:
+                self._reader = SearchIndex(self.index_path, shared=True)
+            results = self._reader.search(query, paths=self.files, kinds=kinds, limit=LIMIT)
         self.app.call_from_thread(self._show, query, results)
 
     # --- results -------------------------------------------------------------------------------
@@ -245,3 +252,9 @@ class SearchScreen(KlipuiScreen):
     def action_back(self) -> None:
         self.workers.cancel_group(self, "search-index")
         self.app.pop_screen()
+
+    def on_unmount(self) -> None:
+        with self._reader_lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None

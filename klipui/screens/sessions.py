@@ -166,14 +166,14 @@ class SessionsScreen(KlipuiScreen):
     HELP = (
         "Every session found. Figures marked `~` are estimates from the head of the file; "
         "they turn exact as a worker reads each file. Children (clipped sessions, sub-agents) "
-        "are listed under their parent. A file that could not be read shows its problem. `S` "
+        "are listed under their parent. A file that could not be read shows its problem. Ctrl+F "
         "searches the text of every session (prompts, answers, thinking, tool calls, results); "
         "`U` shows token usage per project and day; `B` backs every session up into the archive."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=False),
         Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("S", "search", "Search text"),
+        Binding("ctrl+f", "search", "Search text", key_display="^f"),
         Binding("o", "next_sort", "Sort"),
         Binding("O", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),

@@ -10,11 +10,12 @@ table, the index is emptied and built again.
 
 Updating is incremental by (path, size, mtime): an unchanged file is skipped; a file that grew
 and whose first bytes (the fingerprint of what was indexed) are unchanged is indexed from the
-last event it had; any other change reindexes the file; a file that is gone is removed. Each
-file is one transaction, so other connections see results as they come (partial while an
-update runs). WAL journal, a busy timeout and a few retries let two processes share the index.
-A corrupt index, or one of another version, is set aside and rebuilt; an index locked beyond
-the timeout is replaced, for this process, by a private one. Nothing here is fatal.
+last event it had; any other change reindexes the file; a file that is gone is removed. Files
+are committed whole, the first at once and then every half second, so other connections see
+results as they come (partial while an update runs). WAL journal, a busy timeout and a few
+retries let two processes share the index. A corrupt index, or one of another version, is set
+aside and rebuilt; an index locked beyond the timeout is replaced, for this process, by a private
+one. Nothing here is fatal.
 """
 
 from __future__ import annotations
@@ -31,7 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from klipui.search.query import Query, parse_query
-from klipui.search.snippet import MARK_END, MARK_START, cut, record_texts, spilled_texts
+from klipui.search.snippet import (
+    MARK_END,
+    MARK_START,
+    cut,
+    cut_found,
+    record_texts,
+    spilled_texts,
+)
 from klipui.search.snippet import term_pattern as snippet_pattern
 from klipui.search.units import SessionUnits, Unit, file_stat, read_units
 
@@ -40,13 +48,16 @@ BUSY_TIMEOUT = 5.0
 """Seconds a connection waits for another process's write lock before giving up."""
 RETRIES = 3
 POOL_FROM = 8
+"""Files to read from which an update reads them in a pool of processes."""
 COMMIT_SECONDS = 0.5
 """Seconds of writing an update commits after, at most (fewer, bigger segments to merge)."""
 CACHE_KB = 64 * 1024
 """SQLite page cache of a connection (KB): FTS5 merges segments through it."""
 HASH_BYTES = 16 * 1024 * 1024
 """FTS5 terms kept in memory before a segment is written (bigger: fewer segments to merge)."""
-"""Files to read from which an update reads them in a pool of processes."""
+RANK_WINDOW = 5_000
+"""Matches of a common query ranked by BM25: its newest (ranking every match of a word found in
+a hundred thousand units takes seconds)."""
 GARBAGE_SHARE = 0.3
 """Share of FTS rows left by removed units from which the next update rebuilds the index."""
 GARBAGE_MIN = 5_000
@@ -256,30 +267,44 @@ def _locked(error: sqlite3.OperationalError) -> bool:
 class SearchIndex:
     """A connection to the search index (one per thread)."""
 
-    def __init__(self, path: Path | None = None, *, timeout: float = BUSY_TIMEOUT) -> None:
+    def __init__(
+        self, path: Path | None = None, *, timeout: float = BUSY_TIMEOUT, shared: bool = False
+    ) -> None:
+        """`shared`: the connection may be used from other threads (one at a time: the caller
+        serialises its calls)."""
         require_fts5()
         self.path = path or default_index_path()
         self.timeout = timeout
+        self.shared = shared
+        self.private = False
+        """True when the shared index stayed locked and this one is this process's own."""
         self.note = ""
         """What happened when opening: rebuilt, private index, …"""
         self._batch = False
         """True while `update` holds a transaction open over several files."""
+        self._scope_key: tuple[object, ...] | None = None
+        self._scope_filters = True
         self.db = self._open()
 
     # --- opening -------------------------------------------------------------------------------
 
     def _connect(self, path: Path) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return sqlite3.connect(path, timeout=self.timeout, isolation_level=None)
+        return sqlite3.connect(
+            path, timeout=self.timeout, isolation_level=None, check_same_thread=not self.shared
+        )
 
     def _prepare(self, db: sqlite3.Connection) -> None:
-        """WAL, schema, version check (ValueError for another version)."""
+        """WAL, schema, version check (ValueError for another version). An index that is there
+        is only read here, so that opening never waits for another process's writing."""
         mode = db.execute("PRAGMA journal_mode=WAL").fetchone()
         if mode is None or str(mode[0]).lower() != "wal":
             raise sqlite3.OperationalError("database is locked (WAL mode not set)")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute(f"PRAGMA cache_size={-CACHE_KB}")
-        db.executescript(SCHEMA)
+        tables = db.execute("SELECT count(*) FROM sqlite_master WHERE name='meta'").fetchone()
+        if not tables[0]:
+            db.executescript(SCHEMA)
         row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if row is None or row[0] != str(SCHEMA_VERSION):
             raise ValueError(f"index version {row[0] if row else '?'}")
@@ -303,6 +328,7 @@ class SearchIndex:
         private = self.path.with_name(f"search-{os.getpid()}.sqlite")
         self.note = f"{self.path} is locked by another process: using a private index {private}"
         self.path = private
+        self.private = True
         db = self._connect(private)
         self._prepare(db)
         return db
@@ -315,8 +341,13 @@ class SearchIndex:
         self.note = f"the search index was rebuilt ({why})"
 
     def close(self) -> None:
+        """Close the connection (and remove a private index: nobody else will read it)."""
         with contextlib.suppress(sqlite3.Error):
             self.db.close()
+        if self.private:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{self.path}{suffix}")
 
     def __enter__(self) -> SearchIndex:
         return self
@@ -368,6 +399,7 @@ class SearchIndex:
         to read on; 0 reads here). `remove_missing`: drop indexed files that no longer exist.
         """
         report = UpdateReport()
+        self._scope_key = None  # the sessions change: the scope is worked out again
         self._compact_if_needed(report)
         if remove_missing:
             self._remove_missing(report)
@@ -379,9 +411,17 @@ class SearchIndex:
         if on_progress:
             on_progress(done, total)
         opened = 0.0
+
+        def reads() -> Iterator[tuple[_Plan, SessionUnits | str]]:
+            """The first file read here, at once (a pool takes a moment to start), the rest
+            in the pool."""
+            yield from _reads(todo[:1], None)
+            with _pool(workers if len(todo) > POOL_FROM else 0) as executor:
+                yield from _reads(todo[1:], executor)
+
         try:
-            with _pool(workers if len(todo) >= POOL_FROM else 0) as executor:
-                for plan, read in _reads(todo, executor):
+            with contextlib.closing(reads()) as stream:
+                for plan, read in stream:
                     if cancelled is not None and cancelled():
                         break
                     if not self._batch:
@@ -627,18 +667,28 @@ class SearchIndex:
         if since is not None:
             where.append("coalesce(u.time / 1000.0, s.updated, 0) >= ?")
             args.append(since)
-        if paths is not None:
-            self._set_scope(paths)
+        if paths is not None and self._set_scope(paths):
             where.append("u.session IN (SELECT id FROM temp.scope)")
         sql = (
             "SELECT s.path, s.agent, s.title, s.project, u.turn, u.seq, u.event, u.kind, u.time, "
             "bm25(fts), u.part, u.offset, u.length, u.z "
             "FROM fts JOIN units u ON u.id = fts.rowid JOIN sessions s ON s.id = u.session "
-            f"WHERE {' AND '.join(where)} ORDER BY bm25(fts) LIMIT ?"
+            "WHERE {} ORDER BY bm25(fts) LIMIT ?"
         )
-        args.append(max(1, limit))
         try:
-            rows = self.db.execute(sql, args).fetchall()
+            bound = self._window(parsed.expression)
+            rows = []
+            if bound is not None:  # a common query: rank its newest matches only, if enough
+                windowed = [*where, "fts.rowid >= ?"]
+                rows = self.db.execute(
+                    sql.format(" AND ".join(windowed)), [*args, bound, max(1, limit)]
+                ).fetchall()
+                if len(rows) >= limit:
+                    results.note = f"common words: ranked among the {RANK_WINDOW:,} newest matches"
+            if bound is None or len(rows) < limit:
+                rows = self.db.execute(
+                    sql.format(" AND ".join(where)), [*args, max(1, limit)]
+                ).fetchall()
         except sqlite3.OperationalError as error:
             if not parsed.syntax or _locked(error):
                 raise
@@ -655,9 +705,10 @@ class SearchIndex:
                 limit=limit,
             )
         pattern = snippet_pattern(parsed.terms)
+        paths_seen: dict[str, Path] = {}
         results.hits = [
             Hit(
-                path=Path(r[0]),
+                path=paths_seen.setdefault(r[0], Path(r[0])),
                 agent=r[1] or "",
                 title=r[2] or "",
                 project=r[3] or "",
@@ -666,7 +717,7 @@ class SearchIndex:
                 event=r[6],
                 kind=r[7],
                 time=r[8],
-                snippet=_snippet(Path(r[0]), r[7], r[11], r[12], r[13], pattern),
+                snippet=_snippet(paths_seen[r[0]], r[7], r[11], r[12], r[13], pattern),
                 score=-float(r[9]),
                 part=r[10],
             )
@@ -674,7 +725,24 @@ class SearchIndex:
         ]
         return results
 
-    def _set_scope(self, paths: Iterable[Path]) -> None:
+    def _window(self, expression: str) -> int | None:
+        """The rowid from which a query's `RANK_WINDOW` newest matches start, None when it has
+        fewer (ranking is then over every match)."""
+        row = self.db.execute(
+            "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (expression, RANK_WINDOW - 1),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def _set_scope(self, paths: Iterable[Path]) -> bool:
+        """Fill `temp.scope` with the ids of the indexed sessions among `paths`; False when
+        that is every indexed session (no need to filter). Kept while `paths` and the indexed
+        sessions (any connection may change them) are the same."""
+        sessions = self.db.execute("SELECT count(*), max(id) FROM sessions").fetchone()
+        key = (*sessions, *(str(p) for p in paths))
+        if key == self._scope_key:
+            return self._scope_filters
+        self._scope_key = key
         self.db.execute("CREATE TEMP TABLE IF NOT EXISTS scope(id INTEGER PRIMARY KEY)")
         self.db.execute("DELETE FROM temp.scope")
         keys = [(str(Path(os.path.abspath(p))),) for p in paths]
@@ -685,6 +753,10 @@ class SearchIndex:
             "INSERT INTO temp.scope(id) SELECT s.id FROM sessions s "
             "JOIN temp.scope_paths p ON p.path = s.path"
         )
+        inside = self.db.execute("SELECT count(*) FROM temp.scope").fetchone()[0]
+        everything = self.db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        self._scope_filters = inside < everything
+        return self._scope_filters
 
     # --- figures -------------------------------------------------------------------------------
 
@@ -711,9 +783,12 @@ def _snippet(
     if stored is not None:
         return cut([unpack(stored)], pattern)
     texts = record_texts(path, offset, length)
-    if kind == "result" and pattern is not None and not any(pattern.search(t) for t in texts):
-        texts = spilled_texts(texts, path) or texts
-    return cut(texts, pattern)
+    snippet, found = cut_found(texts, pattern)
+    if not found and kind == "result" and pattern is not None:
+        spilled, found = cut_found(spilled_texts(texts, path), pattern)
+        if found:
+            return spilled
+    return snippet
 
 
 def _same_prefix(path: Path, size: int, fingerprint: bytes) -> bool:
@@ -753,7 +828,8 @@ def _read(path: Path, first_event: int) -> SessionUnits | str:
 @contextlib.contextmanager
 def _pool(workers: int) -> Iterator[Executor | None]:
     """A process pool of `workers` (forkserver where there is one: the app has threads), or
-    None for 0 or 1."""
+    None for 0 or 1, or when no pool can start here (inside the app, whose stderr is no file,
+    multiprocessing cannot start its resource tracker)."""
     if workers <= 1:
         yield None
         return
@@ -762,7 +838,11 @@ def _pool(workers: int) -> Iterator[Executor | None]:
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
+        executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    except (OSError, ValueError, RuntimeError):
+        yield None
+        return
     try:
         yield executor
     finally:
@@ -775,7 +855,6 @@ def _reads(
     """Each plan with its read, in order; reads run ahead in `executor` when given (and here,
     when the pool cannot be used: it could not start, or a worker died)."""
     window = 8
-    pending: list[Future[SessionUnits | str] | None] = []
 
     def submit(plan: _Plan) -> Future[SessionUnits | str] | None:
         nonlocal executor

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 OPERATORS = frozenset({"AND", "OR", "NOT"})
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_TOKEN = re.compile(r'"[^"]*(?:"|$)\*?|\S+')
+_TOKEN = re.compile(r'\(+(?=")|"[^"]*(?:"|$)\*?|[^\s"]+')
 
 
 @dataclass(frozen=True, slots=True)

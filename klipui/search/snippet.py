@@ -78,9 +78,17 @@ def term_pattern(terms: Sequence[str]) -> Terms | None:
 def cut(texts: Sequence[str], pattern: Terms | None, width: int = SNIPPET_CHARS) -> str:
     """A snippet of about `width` characters around the first match in the longest of `texts`
     that has one (the start of the longest text when none has), matches marked."""
-    ordered = sorted((t for t in texts if t.strip()), key=len, reverse=True)
+    return cut_found(texts, pattern, width)[0]
+
+
+def cut_found(
+    texts: Sequence[str], pattern: Terms | None, width: int = SNIPPET_CHARS
+) -> tuple[str, bool]:
+    """`cut`, and whether a match was found. The window is cleaned of escape and control
+    sequences once cut (cleaning whole records would cost more than the rest of a query)."""
+    ordered = sorted((t for t in texts if t), key=len, reverse=True)
     if not ordered:
-        return ""
+        return "", False
     text, found = ordered[0], None
     if pattern is not None:
         for candidate in ordered:
@@ -96,15 +104,16 @@ def cut(texts: Sequence[str], pattern: Terms | None, width: int = SNIPPET_CHARS)
     if end < len(text):
         space = text.find(" ", end, end + 20)
         end = space if space >= 0 else end
-    window = _MARKS.sub("", text[start:end])
+    window = clean_text(_MARKS.sub("", text[start:end]))
     if pattern is not None:
         window = pattern.mark(window)
-    return (ELLIPSIS if start else "") + window + (ELLIPSIS if end < len(text) else "")
+    snippet = (ELLIPSIS if start else "") + window + (ELLIPSIS if end < len(text) else "")
+    return snippet, found is not None
 
 
 def record_texts(path: Path, offset: int, length: int) -> list[str]:
-    """The strings of the JSON records in `length` bytes at `offset` of `path`, cleaned; []
-    when they cannot be read (the file changed, or is gone)."""
+    """The strings of the JSON records in `length` bytes at `offset` of `path` (not cleaned:
+    `cut` cleans what it keeps); [] when they cannot be read (the file changed, or is gone)."""
     if offset < 0 or length <= 0 or length > MAX_RECORD_BYTES:
         return []
     try:
@@ -119,7 +128,7 @@ def record_texts(path: Path, offset: int, length: int) -> list[str]:
             value = orjson.loads(line)
         except orjson.JSONDecodeError:
             continue
-        texts.extend(clean_text(text) for text in _strings(value, 0))
+        texts.extend(_strings(value, 0))
     return texts
 
 
@@ -148,7 +157,7 @@ def spilled_texts(texts: Sequence[str], session_path: Path) -> list[str]:
         if ref is not None:
             loaded = load_original(ref, session_path=session_path)
             if loaded.text:
-                return [clean_text(loaded.text)]
+                return [loaded.text]
     return []
 
 
