@@ -70,7 +70,7 @@ def main() -> None:
         ):
             os.environ[name] = str(home / sub) if sub else str(home)
         os.environ.pop("KLIPUI_ARCHIVE", None)
-        from klipui.archive import run_archive
+        from klipui.session.archive import run_archive
         from klipui.session.discover import find_session_files
         from klipui.usage import collect, summarize
 

@@ -10,7 +10,6 @@ ENGINES = (
     "shrink",
     "klip",
     "conversation",
-    "archive",
     "usage",
     "search",
     "export",

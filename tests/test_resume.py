@@ -140,6 +140,5 @@ def test_the_agent_written_sessions_give_commands_once_named_as_their_agent_name
                 resume_command(session)
             session.path = tmp_path / f"{session.session_id}.jsonl"
         command = resume_command(session)
-        assert command.argv[0] == {"claude": "claude", "codex": "codex", "pi": "pi"}.get(
-            session.format, "dsh"
-        )
+        agents = {"claude": "claude", "codex": "codex", "pi": "pi", "qwen": "qwen"}
+        assert command.argv[0] == agents.get(session.format, "dsh")

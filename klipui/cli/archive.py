@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from klipui.archive import known_agents
+    from klipui.session.archive import known_agents
     from klipui.cli import UsageError
 
     to = Path(args.to).expanduser() if args.to else None
@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _schedule(kind: str, to: Path | None, install: bool) -> int:
-    from klipui.archive import install_cron, install_systemd, schedule_text
-    from klipui.archive.schedule import UNIT
+    from klipui.session.archive import install_cron, install_systemd, schedule_text
+    from klipui.session.archive.schedule import UNIT
     from klipui.cli._notice import fail, say
 
     if not install:
@@ -93,7 +93,7 @@ def _schedule(kind: str, to: Path | None, install: bool) -> int:
 
 
 def _archive(to: Path | None, agents: list[str] | None, args: argparse.Namespace) -> int:
-    from klipui.archive import ArchiveBusy, ArchiveInside, run_archive
+    from klipui.session.archive import ArchiveBusy, ArchiveInside, run_archive
     from klipui.cli import UsageError
     from klipui.cli._notice import fail
     from klipui.cli._render import LazyProgress

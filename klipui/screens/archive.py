@@ -46,7 +46,7 @@ class ArchiveScreen(ModalScreen[bool]):
 
     @work(thread=True, exclusive=True, group="archive", exit_on_error=False)
     def run_archive(self) -> None:
-        from klipui.archive import run_archive
+        from klipui.session.archive import run_archive
 
         worker = get_current_worker()
 

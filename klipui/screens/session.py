@@ -230,6 +230,7 @@ class SessionScreen(KlipuiScreen):
         """Let the session go with the screen (a finished load worker may keep the screen
         object itself alive for a while, never its session), and its memory with it."""
         self.session = None
+        self.follower = None
         self.app.call_later(return_freed_memory)
 
     def on_resize(self) -> None:

@@ -128,6 +128,11 @@ class Adapter(ABC):
         """Files of sub-agent sessions beside `session` (looked up on open, never listing)."""
         return []
 
+    def place_listed(self, info: SessionInfo) -> SessionInfo:
+        """`info` of a listed file, with the parent the agent's layout implies (a sub-agent
+        transcript names the session it worked for)."""
+        return info
+
     def placement(self, session: Session, path: Path) -> str | None:
         """A note on where a child at `path` lands, when the agent cares (None: nothing)."""
         return None

@@ -26,7 +26,7 @@ import orjson
 
 from klipui.session.adapter import Root
 from klipui.session.files import kind_of
-from klipui.session.formats import adapters
+from klipui.session.formats import adapter, adapters
 from klipui.session.load import exact_info, read_info
 from klipui.session.model import SessionInfo
 
@@ -91,10 +91,10 @@ def find_session_files(
 
 def _with_archive(found: list[Path]) -> list[Path]:
     """`found` and the session files of klipui's archive (found with the same patterns under
-    the archive's mirror of each root), merged by `klipui.archive.merge_archived`; `found`
+    the archive's mirror of each root), merged by `klipui.session.archive.merge_archived`; `found`
     alone when the archive cannot be read: a damaged archive never ends a listing."""
-    from klipui.archive.layout import default_archive_dir, root_key
-    from klipui.archive.listing import merge_archived
+    from klipui.session.archive.layout import default_archive_dir, root_key
+    from klipui.session.archive.listing import merge_archived
 
     archive = default_archive_dir()
     if not archive.is_dir():
@@ -293,7 +293,7 @@ def discover(
 
 def _archive_marker() -> Callable[[SessionInfo], SessionInfo]:
     """A function that sets `archived` on the info of a file inside klipui's archive."""
-    from klipui.archive.layout import default_archive_dir
+    from klipui.session.archive.layout import default_archive_dir
 
     folder = os.path.abspath(default_archive_dir())
 
@@ -325,17 +325,12 @@ def _first_info(path: Path, store: InfoCache | None) -> tuple[SessionInfo, os.st
 
 
 def placed_subagent(info: SessionInfo) -> SessionInfo:
-    """A Claude Code sub-agent transcript (`agent-*.jsonl`, beside its session or in its
-    `<session>/subagents/` folder) names the session it worked for as its parent: its records
-    carry that session's id."""
-    if (
-        info.format == "claude"
-        and info.parent is None
-        and info.session_id
-        and info.path.name.startswith("agent-")
-    ):
-        info.parent = info.session_id
-    return info
+    """`info` with the parent its agent's layout implies (see `Adapter.place_listed`)."""
+    try:
+        owner = adapter(info.format)
+    except KeyError:
+        return info
+    return owner.place_listed(info)
 
 
 def _guarded(reader: Callable[[Path], SessionInfo], path: Path) -> SessionInfo:

@@ -217,4 +217,4 @@ class SessionInfo:
     problem: str | None = None
     """Why the file could not be read, when it could not."""
     archived: bool = False
-    """True for a copy in klipui's archive (see `klipui.archive`)."""
+    """True for a copy in klipui's archive (see `klipui.session.archive`)."""

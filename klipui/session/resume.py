@@ -122,11 +122,30 @@ def dsh_command(session: Session, prompt: str | None = None) -> ResumeCommand:
     return ResumeCommand("DeepSeek Harness", argv, cwd, note)
 
 
+def qwen_command(session: Session, prompt: str | None = None) -> ResumeCommand:
+    """`qwen --resume <id>` from the project folder (`qwen --resume <id> <prompt>` runs once).
+
+    Qwen Code finds a session only as `~/.qwen/projects/<project key>/chats/<id>.jsonl` of the
+    folder it runs in, and refuses a file whose records name another session id."""
+    session_id = _id(session, "Qwen Code")
+    cwd = _project(session, "Qwen Code")
+    note = ""
+    expected = ("projects", project_key(str(cwd)), "chats", f"{session_id}.jsonl")
+    if session.path.parts[-4:] != expected:
+        note = (
+            f"Qwen Code looks for it as ~/.qwen/projects/{expected[1]}/chats/{expected[3]}; "
+            "this file is elsewhere, so it may not find it"
+        )
+    argv = ("qwen", "--resume", session_id, *_prompt(prompt))
+    return ResumeCommand("Qwen Code", argv, cwd, note)
+
+
 BUILDERS: dict[str, Callable[[Session, str | None], ResumeCommand]] = {
     "claude": claude_command,
     "codex": codex_command,
     "pi": pi_command,
     "dsh": dsh_command,
+    "qwen": qwen_command,
 }
 
 

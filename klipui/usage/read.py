@@ -217,6 +217,7 @@ _CODEX_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens")
 def _codex_tokens(usage: Any) -> tuple[int, int, int] | None:
     if not isinstance(usage, dict):
         return None
+    # three fields, so a 3-tuple: mypy cannot count a generator
     return tuple(_int(usage.get(name)) for name in _CODEX_FIELDS)  # type: ignore[return-value]
 
 

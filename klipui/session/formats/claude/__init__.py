@@ -49,6 +49,14 @@ class ClaudeAdapter(Adapter):
     def subagents(self, session: Session) -> list[Path]:
         return lowering.subagents(session)
 
+    def place_listed(self, info: SessionInfo) -> SessionInfo:
+        """A sub-agent transcript (`agent-*.jsonl`, beside its session or in its
+        `<session>/subagents/` folder) names the session it worked for: its records carry that
+        session's id."""
+        if info.parent is None and info.session_id and info.path.name.startswith("agent-"):
+            info.parent = info.session_id
+        return info
+
     def roots(self, home: Path, environ: Mapping[str, str]) -> list[Root]:
         config = Path(environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
         projects = config / "projects"

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from klipui.archive.layout import ArchiveRoot, archive_roots, key_of
+from klipui.session.archive.layout import ArchiveRoot, archive_roots, key_of
 from klipui.session.discover import find_session_files
 
 SESSION = "session"

@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from klipui.archive.layout import default_archive_dir, place_of
-from klipui.archive.sources import SESSION, Source, find_sources
-from klipui.archive.store import FAILED, UNCHANGED, Manifest, copy_source
+from klipui.session.archive.layout import default_archive_dir, place_of
+from klipui.session.archive.sources import SESSION, Source, find_sources
+from klipui.session.archive.store import FAILED, UNCHANGED, Manifest, copy_source
 
 SAVE_EVERY = 2.0
 """Seconds between manifest saves during a run (it is saved at the end too)."""
@@ -32,7 +32,7 @@ class ArchiveInside(OSError):
 
 def _overlapping_root(archive: Path) -> Path | None:
     """The agent folder that `archive` lies in or contains, if any (symlinks resolved)."""
-    from klipui.archive.layout import archive_roots
+    from klipui.session.archive.layout import archive_roots
 
     real = Path(os.path.realpath(archive))
     for root in archive_roots():

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from klipui.archive.store import write_atomic
+from klipui.session.archive.store import write_atomic
 
 UNIT = "klipui-archive"
 CRON_MARK = "# klipui archive"

@@ -32,7 +32,7 @@ from typing import Any, BinaryIO
 import orjson
 import zstandard
 
-from klipui.archive.layout import MANIFEST, place_of
+from klipui.session.archive.layout import MANIFEST, place_of
 
 MANIFEST_VERSION = 1
 LEVEL = 3

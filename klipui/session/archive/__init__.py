@@ -7,11 +7,11 @@ changing the agents' folders. Discovery lists archived sessions with the others
 `install_*` functions set up a daily run when the user asks.
 """
 
-from klipui.archive.layout import default_archive_dir, known_agents
-from klipui.archive.listing import is_archived, merge_archived
-from klipui.archive.run import ArchiveBusy, ArchiveInside, ArchiveReport, run_archive
-from klipui.archive.schedule import install_cron, install_systemd, schedule_text
-from klipui.archive.sources import Source, find_sources
+from klipui.session.archive.layout import default_archive_dir, known_agents
+from klipui.session.archive.listing import is_archived, merge_archived
+from klipui.session.archive.run import ArchiveBusy, ArchiveInside, ArchiveReport, run_archive
+from klipui.session.archive.schedule import install_cron, install_systemd, schedule_text
+from klipui.session.archive.sources import Source, find_sources
 
 __all__ = [
     "ArchiveBusy",

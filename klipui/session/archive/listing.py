@@ -12,9 +12,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from klipui.archive.layout import MANIFEST, default_archive_dir, source_of
-from klipui.archive.sources import SESSION
-from klipui.archive.store import Manifest
+from klipui.session.archive.layout import MANIFEST, default_archive_dir, source_of
+from klipui.session.archive.sources import SESSION
+from klipui.session.archive.store import Manifest
 
 
 def merge_archived(
