@@ -14,10 +14,10 @@ import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from klipui.session import open_session
 from klipui.session.archive import ArchiveBusy, find_sources, run_archive
 from klipui.session.archive.layout import MANIFEST
 from klipui.session.archive.run import LOCK
-from klipui.session import open_session
 from klipui.session.discover import discover, find_session_files
 from klipui.session.spilled import SpillRef, load_original
 

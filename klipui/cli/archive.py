@@ -51,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from klipui.session.archive import known_agents
     from klipui.cli import UsageError
+    from klipui.session.archive import known_agents
 
     to = Path(args.to).expanduser() if args.to else None
     if args.install and not args.schedule:
@@ -71,9 +71,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _schedule(kind: str, to: Path | None, install: bool) -> int:
+    from klipui.cli._notice import fail, say
     from klipui.session.archive import install_cron, install_systemd, schedule_text
     from klipui.session.archive.schedule import UNIT
-    from klipui.cli._notice import fail, say
 
     if not install:
         sys.stdout.write(schedule_text(kind, to))
@@ -93,10 +93,10 @@ def _schedule(kind: str, to: Path | None, install: bool) -> int:
 
 
 def _archive(to: Path | None, agents: list[str] | None, args: argparse.Namespace) -> int:
-    from klipui.session.archive import ArchiveBusy, ArchiveInside, run_archive
     from klipui.cli import UsageError
     from klipui.cli._notice import fail
     from klipui.cli._render import LazyProgress
+    from klipui.session.archive import ArchiveBusy, ArchiveInside, run_archive
 
     try:
         if args.quiet or args.json:

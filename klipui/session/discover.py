@@ -327,7 +327,7 @@ def _first_info(path: Path, store: InfoCache | None) -> tuple[SessionInfo, os.st
 def placed_subagent(info: SessionInfo) -> SessionInfo:
     """`info` with the parent its agent's layout implies (see `Adapter.place_listed`)."""
     try:
-        owner = adapter(info.format)
+        owner = adapter(info.format or "")
     except KeyError:
         return info
     return owner.place_listed(info)

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from klipui.session.discover import Root, default_roots
+from klipui.session.adapter import Root
+from klipui.session.discover import default_roots
 
 ENV_ARCHIVE = "KLIPUI_ARCHIVE"
 """An environment variable naming the archive folder (overrides the default)."""

@@ -40,8 +40,8 @@ def merge_archived(
         if entry is not None and entry.kind != SESSION:
             continue
         if entry is None:
-            source = source_of(key)
-            if source is not None and os.path.lexists(source):
+            mirrored = source_of(key)
+            if mirrored is not None and os.path.lexists(mirrored):
                 continue  # a copy the manifest does not know: the original wins
             added.append(copy)
             continue
