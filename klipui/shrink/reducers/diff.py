@@ -10,9 +10,10 @@ non-mechanical edit hidden in a big refactor survives; file headers survive long
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from itertools import compress, islice, pairwise, repeat
-from operator import itemgetter, ne, not_
+from operator import add, itemgetter, ne, not_
 from typing import NamedTuple
 
 from klipui.shrink import segments
@@ -116,10 +117,12 @@ def _read(lines: list[str]) -> _Reading:
     changed_hunk: list[int] = []
     pairs: list[tuple[int, int]] = []
     in_hunk = False
-    resume = 0  # lines before it were read as part of a run of changes
-    for i in compress(range(n), map(not_, map(_QUIET.__contains__, firsts))):
-        if i < resume:
-            continue
+    noisy = list(compress(range(n), map(not_, map(_QUIET.__contains__, firsts))))
+    count = len(noisy)
+    position = 0
+    while position < count:
+        i = noisy[position]
+        position += 1
         line = lines[i]
         first = firsts[i]
         if first == "@" and _HUNK.match(line):
@@ -141,7 +144,7 @@ def _read(lines: list[str]) -> _Reading:
             changed_hunk.extend(repeat(len(hunk_lines) - 1, k - i))
             if middle - i == k - middle:
                 pairs.extend(zip(range(i, middle), range(middle, k), strict=True))
-            resume = k
+            position = bisect_left(noisy, k, position)  # the run is read
         elif first == "+" and not line.startswith("+++ "):
             changed.append(i)
             changed_hunk.append(len(hunk_lines) - 1)
@@ -188,7 +191,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if len(text) > segments.MAX_CHARS and _headers_overflow(lines, files, budget):
         # too big to be one region of a segmented output, so the plan only feeds the
         # pipeline, which keeps no piece below the headers: rank nothing else
-        return _runs(priority, n)
+        return [Keep(start, end, FILE) for start, end in _consecutive(files)]
     for k in changed:
         priority[k] = UNIQUE
     pair_signatures = [_signature(lines[a], lines[b]) for a, b in reading.pairs]
@@ -216,6 +219,14 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             if priority[j] < context and firsts[j] in _CONTEXT_FIRSTS:
                 priority[j] = context
     return _runs(priority, n)
+
+
+def _consecutive(indices: list[int]) -> list[tuple[int, int]]:
+    """Runs of consecutive line indices (ascending) as `[start, end)` ranges."""
+    count = len(indices)
+    following = map(add, indices, repeat(1))  # where a run would go on
+    breaks = [0, *compress(range(1, count), map(ne, indices[1:], following)), count]
+    return [(indices[a], indices[b - 1] + 1) for a, b in pairwise(breaks) if a < b]
 
 
 def _runs(priority: list[int], n: int) -> Plan:
