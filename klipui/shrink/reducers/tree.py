@@ -102,7 +102,7 @@ def _sections(lines: list[str]) -> list[_Group]:
     lead = _nonblank(lines, 0, heads[0] if heads else n)
     if lead:
         groups.append(_Group(".", -1, lead[0], lead[-1] + 1, 0, lead))
-    for head, stop in zip(heads, [*heads[1:], n], strict=True):
+    for head, stop in zip(heads, [*heads[1:], n] if heads else [], strict=True):
         entries = _nonblank(lines, head + 1, stop)
         end = entries[-1] + 1 if entries else head + 1
         groups.append(_Group(lines[head].rstrip(":").rstrip("/"), head, head + 1, end, 0, entries))
