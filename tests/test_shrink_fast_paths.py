@@ -255,3 +255,25 @@ def test_early_stopping_fit_check_equals_the_total(
     expected = pipeline_module._within(*total, max_chars, max_rows)
     assert pipeline_module._fits(pieces, layout, max_chars, max_rows) == expected
     assert pipeline_module._fits(iter(pieces), layout, max_chars, max_rows) == expected
+
+
+# json reducer: the lowest weight of each line ----------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    ranges=st.lists(
+        st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(-50, 0)), max_size=12
+    ),
+)
+def test_json_sweep_gives_each_line_its_lowest_weight(
+    n: int, ranges: list[tuple[int, int, int]]
+) -> None:
+    lowered = [(min(a, n), min(max(a, b), n), float(w)) for a, b, w in ranges]
+    lowered = [(a, b, w) for a, b, w in lowered if a < b]
+    starts, values = json._lowest(list(lowered), n)
+    assert starts[0] == 0 and starts == sorted(set(starts))
+    for i in range(n):
+        expected = min([w for a, b, w in lowered if a <= i < b], default=json.TOP)
+        assert values[bisect_right(starts, i) - 1] == expected
