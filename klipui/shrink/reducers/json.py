@@ -64,13 +64,18 @@ _OPEN = re.compile(r"[{\[][ \t\r]*$", re.M)
 the nesting of pretty-printed JSON."""
 
 
+_SAMPLE = 1 << 20
+
+
 def _bracket_lines(text: str, starts: list[int], opening: bool) -> list[int]:
     """The lines `_OPEN` (or `_CLOSE`) matches, in order. When brackets are about as rare as
-    the lines that hold one alone, each is found by substring search and its line checked;
-    otherwise one regex scan (which tries every character) is cheaper."""
+    the lines that hold one alone (judged on the first `_SAMPLE` characters), each is found by
+    substring search and its line checked; otherwise one regex scan (which tries every
+    character) is cheaper. Both ways find the same lines."""
     brackets = "{[" if opening else "}]"
     pattern = _OPEN if opening else _CLOSE
-    if text.count(brackets[0]) + text.count(brackets[1]) > len(starts) // 2:
+    head = text[:_SAMPLE]
+    if head.count(brackets[0]) + head.count(brackets[1]) > (head.count("\n") + 1) // 2:
         shift = -1 if opening else 0
         return [bisect_right(starts, m.start()) + shift for m in pattern.finditer(text)]
     found: list[int] = []
