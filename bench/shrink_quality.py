@@ -10,7 +10,7 @@ Prints per-case rows (tuned), per-kind and per-part tables, and writes
 bench/results/shrink_quality.json.
 
 Usage: python bench/shrink_quality.py [--corpus DIR] [--spill] [--no-toolshrink]
-       [--show-held-out]
+       [--show-held-out] [--tuned-only]
 """
 
 from __future__ import annotations
@@ -132,11 +132,13 @@ def _others(text: str, hint: Hint, budget: int, meta: dict, with_toolshrink: boo
     return out
 
 
-def run(corpus: Path, spill: bool, use_toolshrink: bool) -> dict:
+def run(corpus: Path, spill: bool, use_toolshrink: bool, tuned_only: bool = False) -> dict:
     store = FileSpillStore(tempfile.mkdtemp(prefix="klipui-bench-spill-")) if spill else None
     missing_tool = toolshrink_available() if use_toolshrink else "not asked for"
     cases = []
     for case in sorted(p for p in corpus.iterdir() if (p / "output.txt").is_file()):
+        if tuned_only and part_of(case.name) != "tuned":
+            continue
         meta = json.loads((case / "meta.json").read_text(encoding="utf-8"))
         text = (case / "output.txt").read_text(encoding="utf-8")
         budget = meta["budget_chars"]
@@ -258,10 +260,15 @@ def main() -> int:
         "--show-held-out", action="store_true", help="also print held-out cases one by one"
     )
     parser.add_argument(
+        "--tuned-only",
+        action="store_true",
+        help="measure tuned cases alone (while tuning: no held-out figure is computed)",
+    )
+    parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / "shrink_quality.json"
     )
     args = parser.parse_args()
-    report = run(args.corpus, args.spill, not args.no_toolshrink)
+    report = run(args.corpus, args.spill, not args.no_toolshrink, args.tuned_only)
     print_report(report, args.show_held_out)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -33,6 +33,7 @@ class KlipuiApp(App[int]):
     """Browse, shrink and clip coding-agent sessions."""
 
     TITLE = "klipui"
+    BINDING_GROUP_TITLE = "Everywhere"
     SUB_TITLE = __version__
     CSS_PATH = Path(__file__).with_name("klipui.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -104,10 +104,12 @@ async def shot(
     steps: Step,
     sessions: list[Path],
     open_first: Path | None = None,
+    notifications: bool = False,
 ) -> Path:
-    """Run the app on the demo sessions, play `steps`, save `name.svg`."""
+    """Run the app on the demo sessions, play `steps`, save `name.svg` (with the toasts shown
+    when `notifications`)."""
     app = KlipuiApp(Sources(paths=sessions), now=NOW, open_first=open_first)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, notifications=notifications) as pilot:
         await _settle(pilot)
         await steps(pilot)
         await _settle(pilot)
@@ -164,6 +166,56 @@ async def palette(pilot: Pilot) -> None:
     await pilot.press("ctrl+p", *"clip")
 
 
+LIVE_LINES = 9
+"""Lines of the Claude Code demo session on disk when the follow picture's app opens it."""
+
+
+def _live_copy(claude: Path) -> tuple[Path, list[bytes]]:
+    """A copy of the Claude Code demo session cut after its first lines (written just now, for
+    the app's clock), and the lines still to come."""
+    lines = claude.read_bytes().splitlines(keepends=True)
+    live = HOME / "live" / claude.name
+    live.parent.mkdir(parents=True, exist_ok=True)
+    live.write_bytes(b"".join(lines[:LIVE_LINES]))
+    os.utime(live, (NOW - 5, NOW - 5))
+    return live, lines[LIVE_LINES:]
+
+
+def follow_steps(rest: list[bytes]) -> Step:
+    """Press `f`, then the agent writes the rest of the session: the newest event in view."""
+
+    async def follow(pilot: Pilot) -> None:
+        await _session_loaded(pilot)
+        screen = pilot.app.screen
+        await pilot.press("f")
+        with screen.path.open("ab") as out:
+            out.write(b"".join(rest))
+        await _settle(pilot, lambda: len(screen.session.turns) > 1)
+        await pilot.pause(0.3)
+
+    return follow
+
+
+def _resumable_copy(claude: Path) -> Path:
+    """A copy of the Claude Code demo session where Claude Code keeps it, its project folder
+    existing (under the script's home, `ledgerline` as in the demo)."""
+    project = HOME / "ledgerline"
+    project.mkdir(parents=True, exist_ok=True)
+    text = claude.read_text(encoding="utf-8").replace("/home/dev/ledgerline", str(project))
+    from klipui.session.resume import project_key
+
+    copy = HOME / ".claude" / "projects" / project_key(str(project)) / claude.name
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text(text, encoding="utf-8")
+    os.utime(copy, (FILE_TIME, FILE_TIME))
+    return copy
+
+
+async def copy_resume(pilot: Pilot) -> None:
+    await _session_loaded(pilot)
+    await pilot.press("Y")
+
+
 def _sealed_home() -> None:
     """Run on a home of its own: no user sessions, caches or data in the pictures."""
     home = HOME
@@ -206,6 +258,11 @@ async def main() -> None:
     for name, size, steps, first in plan:
         path = await shot(args.out, name, size, steps, demo, first)
         print(path)
+    live, rest = _live_copy(claude)
+    follow = follow_steps(rest)
+    print(await shot(args.out, "follow", (cols, rows), follow, [live], live, True))
+    resumable = _resumable_copy(claude)
+    print(await shot(args.out, "continue", (cols, rows), copy_resume, [resumable], resumable, True))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ async def _session(pilot, app) -> SessionScreen:
 
 
 async def _preview(pilot, app) -> ClipScreen:
-    await pilot.press("k")
+    await pilot.press("w")
     await settle(pilot, app)
     clip = app.screen
     assert isinstance(clip, ClipScreen)
@@ -94,7 +94,7 @@ async def test_clip_needs_a_selection(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _session(pilot, app)
         assert not screen.query_one(TurnList).selected
-        await pilot.press("k")
+        await pilot.press("w")
         await pilot.pause()
         assert isinstance(app.screen, SessionScreen)
 
@@ -274,3 +274,44 @@ async def test_preview_warns_when_claude_code_would_not_show_the_child(tmp_path:
         rows = [str(r) for r in clip.query_one("#clip-details").source.rows]
         assert "Warnings" in rows
         assert rows[rows.index("Warnings") + 1].strip() == warning
+
+
+async def test_only_turn_never_ended_u_plans_it_and_w_writes(tmp_path: Path) -> None:
+    """A session whose only turn never ended: the preview names `u` (not a command-line flag),
+    `u` plans the child with that turn, and `w` writes it."""
+    (parent,) = copy_samples(
+        tmp_path, ["codex/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"]
+    )
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _session(pilot, app)
+        assert len(screen.session.turns) == 1
+        await pilot.press("space")
+        clip = await _preview(pilot, app)
+        assert clip.plan is None and clip.error is not None
+        summary = str(clip.query_one("#clip-summary").render())
+        assert "u clips it as it is" in summary and "--include" not in summary
+        assert clip.check_action("toggle_unfinished", ()) is True
+        await pilot.press("u")
+        await wait_for(pilot, lambda: clip.plan is not None)
+        assert clip.plan.turns == {1: 1} and clip.include_unfinished
+        await pilot.press("w")
+        await settle(pilot, app)
+        await wait_for(pilot, lambda: clip.written is not None)
+        assert clip.written.exists() and clip.written != parent
+
+
+async def test_write_before_a_plan_says_why(tmp_path: Path) -> None:
+    (parent,) = copy_samples(
+        tmp_path, ["codex/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"]
+    )
+    app = make_app(tmp_path, open_first=parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _session(pilot, app)
+        await pilot.press("space")
+        clip = await _preview(pilot, app)
+        await pilot.press("w")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any("Nothing to write" in m and "u clips it" in m for m in messages)
+        assert clip.written is None

@@ -429,7 +429,7 @@ async def test_the_clip_preview_of_a_hostile_session_draws_clean(
     app = make_app(path, open_first=path)
     async with app.run_test(size=(160, 50), notifications=True) as pilot:
         screen = await _open_hostile_turn(pilot, app)
-        await pilot.press("space", "k")
+        await pilot.press("space", "w")
         await settle(pilot, app)
         clip = app.screen
         assert isinstance(clip, ClipScreen)

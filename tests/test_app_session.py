@@ -263,7 +263,7 @@ async def test_a_file_that_cannot_be_opened_is_reported(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: "⚠" in str(screen.query_one("#session-info").render()))
         assert "garbage.jsonl" in str(screen.query_one("#session-info").render())
         assert screen.session is None
-        await pilot.press("k", "s", "colon")  # nothing to act on: no crash
+        await pilot.press("w", "s", "colon")  # nothing to act on: no crash
         await pilot.press("q")
         await settle(pilot, app)
         assert not isinstance(app.screen, SessionScreen)
@@ -310,7 +310,7 @@ async def test_big_file_shows_its_head_first_then_the_whole(tmp_path: Path) -> N
         await settle(pilot, app)
         assert len(screen.query_one(TurnList).turns) == 3000
         assert "reading the rest" not in str(screen.query_one("#session-info").render())
-        await pilot.press("a", "k")  # clipping needs the whole file, which is now there
+        await pilot.press("a", "w")  # clipping needs the whole file, which is now there
         await settle(pilot, app)
         assert type(app.screen).__name__ == "ClipScreen"
 
@@ -331,8 +331,8 @@ async def test_rewound_branch_is_marked_and_shown_folded() -> None:
 
 
 def _note(view: EventView) -> str:
-    """The header and sentence of the note heading the turn ("" when there is none)."""
-    block = view.document.blocks[0]
+    """The header and sentence of the note ending the turn ("" when there is none)."""
+    block = view.document.blocks[-1]
     if block.kind != "ending":
         return ""
     width = 60
@@ -364,7 +364,8 @@ async def test_unfinished_turns_say_how_they_ended_and_what_a_clip_does() -> Non
             assert ("⊘" in row) == (turn.number in interrupted)
             assert ("…" in row[-4:]) == (turn.number == count)
         await pilot.press(*["down"] * (interrupted[0] - 1))
-        await wait_for(pilot, lambda: view.document.blocks[0].kind == "ending")
+        await wait_for(pilot, lambda: view.document.blocks[-1].kind == "ending")
+        assert view.document.blocks[0].kind == "prompt"
         note = _note(view)
         assert "ended: interrupted" in note and "A clip keeps it" in note
         assert "drop" not in note and "leaves it out" not in note
@@ -373,7 +374,7 @@ async def test_unfinished_turns_say_how_they_ended_and_what_a_clip_does() -> Non
         await wait_for(pilot, lambda: "never ended" in _note(view))
         assert "leaves it out unless you include it" in _note(view)
         await pilot.press("home")
-        await wait_for(pilot, lambda: view.document.blocks[0].kind == "prompt")
+        await wait_for(pilot, lambda: view.document.blocks[-1].kind != "ending")
         legend = help_markdown(screen, turns)
         for word in ("aborted", "interrupted", "error", "max-tokens", "a clip keeps it"):
             assert word in legend

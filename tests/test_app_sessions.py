@@ -102,10 +102,10 @@ async def test_sort_by_column_and_reverse(tmp_path: Path) -> None:
             return [i.turns or 0 for i in infos if i.format]
 
         assert turns() == sorted(turns(), reverse=True)
-        await pilot.press("r")
+        await pilot.press("O")
         await pilot.pause()
         assert turns() == sorted(turns())
-        await pilot.press("s")  # next column: tokens, largest first
+        await pilot.press("o")  # next column: tokens, largest first
         await pilot.pause()
         tokens = [screen.infos[str(k.value)].tokens or 0 for k in table.rows]
         assert tokens == sorted(tokens, reverse=True)

@@ -143,7 +143,7 @@ async def test_line_cap_and_marker_arithmetic(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: pane.state.shrunk is not first)
         assert pane.state.budget.max_line_chars > 0
         assert all(len(line) <= 3000 for line in pane.state.shrunk.content.splitlines())
-        await pilot.press("m")
+        await pilot.press("number_sign")
         await pilot.pause()
         box = pane.query_one("#shrink-arithmetic")
         assert box.has_class("-open")

@@ -111,7 +111,7 @@ def test_shrink_pane(snap_compare, tmp_path: Path) -> None:
         pane = pilot.app.screen
         assert isinstance(pane, ShrinkScreen)
         await wait_for(pilot, lambda: pane.state.shrunk is not None)
-        await pilot.press("m")
+        await pilot.press("number_sign")
         await settle(pilot, pilot.app)
 
     app = make_app(path, open_first=path)

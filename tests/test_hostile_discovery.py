@@ -121,8 +121,10 @@ def test_default_roots_match_their_patterns_only(sealed_home: Path) -> None:
     dsh.mkdir(parents=True)
     (dsh / "session.jsonl.zstd").write_bytes(b"")
     (dsh / ".session.jsonl.abc.tmp").write_bytes(b"")
+    # `sid.jsonl` is gone: its sub-agent's transcript is listed on its own (issue 15)
     assert find_session_files() == [
         projects / "s.jsonl",
+        projects / "sid" / "subagents" / "agent-1.jsonl",
         codex / "rollout-x.jsonl",
         dsh / "session.jsonl.zstd",
     ]

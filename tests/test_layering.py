@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-ENGINES = ("session", "shrink", "klip", "conversation")
+ENGINES = ("session", "shrink", "klip", "conversation", "archive", "usage", "search")
 PACKAGE = Path(__file__).resolve().parent.parent / "klipui"
 
 

@@ -102,14 +102,15 @@ def test_fitting_text_passes_unchanged() -> None:
 def test_fallback_is_salience_and_keeps_both_ends(hint: Hint) -> None:
     out = shrink(NUMBERED, hint, Budget(max_chars=400), disable=["repeat"])
     assert out.strategy == "salience"
-    rows = out.content.split("\n")
+    rows = out.content.splitlines()
     assert rows[0] == "line 0000" and rows[-1] == "line 0499"
+    assert out.content.endswith("\n")  # the kept last line keeps its newline
     assert len(out.content) <= 400
 
 
 def test_head_tail_reference_example_counts() -> None:
     out = shrink(NUMBERED, Hint(), Budget(max_chars=400), only=[])
-    rows = out.content.split("\n")
+    rows = out.content.splitlines()
     omitted = [r for r in rows if r.startswith("... ")]
     assert len(omitted) == 1
     kept = [r for r in rows if not r.startswith("... ")]
@@ -331,7 +332,7 @@ def test_cli_json(
     )
     record = json.loads(capsysbinary.readouterr().out)
     assert record["strategy"] == "salience" and record["reduced"] and record["locator"] is None
-    assert len(record["kept"]) == len(record["content"].split("\n"))
+    assert len(record["kept"]) == len(record["content"].splitlines())
 
 
 def test_cli_default_budget_passes_small_input(

@@ -44,9 +44,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "112-podman-build-scratch-timeout",
         "37-pip-install-resolution-conflict",
         "51-npm-outdated-all-long",
-        "58-go-vet-multipkg",
-        "63-java-exception-caused-by-log",
-        "92-git-diff-stat-560-files",
         "94-psql-explain-analyze-subplan",
     }
 )

@@ -11,31 +11,20 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from klipui import labels
+
 PROGRESS_AFTER = 0.5
 """Seconds of work before a progress bar appears on stderr."""
 
 
 def human_size(size: int | None) -> str:
-    """`1.2 MB`-style sizes (decimal units)."""
-    if size is None:
-        return ""
-    value = float(size)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} TB"
+    """`1.2 MB`-style sizes (decimal units); "" for None."""
+    return labels.human_size(size, unknown="")
 
 
 def human_count(count: int | None) -> str:
-    """`12.3k`-style counts."""
-    if count is None:
-        return ""
-    if count < 1000:
-        return str(count)
-    if count < 1_000_000:
-        return f"{count / 1000:.1f}k"
-    return f"{count / 1_000_000:.1f}M"
+    """`12.3k`-style counts; "" for None."""
+    return labels.human_count(count, unknown="")
 
 
 def human_time(epoch: float | None) -> str:

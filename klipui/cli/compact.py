@@ -14,6 +14,7 @@ import sys
 from klipui.cli import UsageError
 from klipui.cli._notice import fail, progress, say
 from klipui.cli._output import add_parents_flag, output_problem
+from klipui.labels import number, plural
 
 DEFAULT_MAX_CHARS = 8_000
 """The engine's default (`klipui.klip.compact.DEFAULT_MAX_CHARS`, a test keeps them equal),
@@ -47,7 +48,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write even an invalid or refused child, or one in which nothing was shrunk",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--redact",
+        action="store_true",
+        help="also replace secrets in the child's texts (config: redact = true under [shrink])",
+    )
     parser.set_defaults(func=run)
+
+
+def wants_redaction(flag: bool) -> bool:
+    """`--redact`, or `redact = true` in the [shrink] settings (a bad settings file is warned
+    about and read as false)."""
+    if flag:
+        return True
+    from klipui.shrink.hook import ConfigError, load_config
+
+    try:
+        return load_config().redact
+    except ConfigError as error:
+        say(f"klipui: warning: {error}; not redacting", sys.stderr)
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,8 +92,13 @@ def run(args: argparse.Namespace) -> int:
     except ClipError as error:
         return fail(str(error))
     plan = compacted.plan
+    redacted = False
+    if wants_redaction(args.redact):
+        from klipui.cli.klip import redact_plan
+
+        redacted = redact_plan(plan) > 0
     refused = None
-    useless = not compacted.replaced and not args.force
+    useless = not compacted.replaced and not redacted and not args.force
     if not args.dry_run and not useless:
         try:
             write_child(plan, force=args.force)
@@ -85,17 +110,20 @@ def run(args: argparse.Namespace) -> int:
             report["not_written"] = f"{compacted.nothing_shrunk()}; --force writes the child"
         print_json(report)
     else:
-        say(f"{plan.source} ({plan.format}): tool results over {args.max_chars} characters")
+        over = plural(args.max_chars, "character")
+        say(f"{plan.source} ({plan.format}): tool results over {over}")
         for item in compacted.replaced:
             say(
-                f"  seq {item.seq} {item.tool}: {item.chars_before} → {item.chars_after} chars "
+                f"  seq {item.seq} {item.tool}: {number(item.chars_before)} → "
+                f"{plural(item.chars_after, 'char')} "
                 f"({item.strategy}) {item.locator or '(original not saved)'}"
             )
         if not compacted.replaced:
             say(f"  none: {compacted.nothing_shrunk()}")
         for line in compacted.skipped:
             say(f"  skipped: {line}", sys.stderr)
-        print(f"tokens: {compacted.tokens_before} → {compacted.tokens_after} (estimate)")
+        before, after = number(compacted.tokens_before), number(compacted.tokens_after)
+        print(f"tokens: {before} → {after} (estimate)")
         if not useless:
             for blocker in plan.blockers:
                 say(f"agent: {blocker}")

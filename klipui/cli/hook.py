@@ -10,6 +10,10 @@ reported on stderr once; every line then passes through unchanged and the exit s
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from klipui.redact import Redactor
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -54,6 +58,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--no-spill", action="store_true", help="keep no original (the shrunk text has no locator)"
     )
     parser.add_argument("--no-truncation", action="store_true", help="pass everything through")
+    parser.add_argument(
+        "--redact",
+        action="store_true",
+        default=None,
+        help="replace secrets in each result's text by placeholders (config: redact = true)",
+    )
     parser.add_argument("--project", metavar="DIR", help="folder holding .klipui.toml (default: .)")
     parser.set_defaults(func=run)
 
@@ -84,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         "spill_dir": args.spill_dir,
         "spill": False if args.no_spill else None,
         "truncation": False if args.no_truncation else None,
+        "redact": args.redact,
     }
     if not problem:
         try:
@@ -94,12 +105,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"klipui hook: {problem}; passing every line through unchanged", file=sys.stderr)
         sys.stderr.flush()
     stdout = sys.stdout.buffer
+    redactor = None
+    if config.redact and not problem:
+        from klipui.redact import Redactor
+
+        redactor = Redactor()
     for number, raw in enumerate(sys.stdin.buffer, 1):
         body = raw.rstrip(b"\r\n") if raw.endswith(b"\n") else raw
         out = body
-        if body.strip() and config.truncation:
+        if body.strip() and (config.truncation or redactor):
             try:
-                out = reply(body.decode("utf-8", "replace"), config)
+                if redactor is not None:
+                    body = out = redact_record(body, redactor)
+                if config.truncation:
+                    out = reply(body.decode("utf-8", "replace"), config)
             except Exception as error:  # every line gets a reply, whatever went wrong
                 why = "".join(c if c.isprintable() else "?" for c in str(error)[:200])
                 print(
@@ -112,3 +131,20 @@ def run(args: argparse.Namespace) -> int:
         stdout.write(out + b"\n")
         stdout.flush()
     return 2 if problem else 0
+
+
+def redact_record(body: bytes, redactor: Redactor) -> bytes:
+    """The record with the text of its `llm_content` / `llmContent` redacted (the same bytes
+    when there was nothing to redact)."""
+    import json
+
+    record = json.loads(body)
+    if not isinstance(record, dict):
+        return body
+    before = redactor.total
+    for key in ("llm_content", "llmContent"):
+        if key in record:
+            record[key] = redactor.redact_json(record[key])
+    if redactor.total == before:
+        return body
+    return json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")

@@ -54,6 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "as a crashed session does)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--redact",
+        action="store_true",
+        help="replace secrets in the child's texts by placeholders (ids and structure kept)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -82,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         for warning in getattr(error, "warnings", []):
             say(f"klipui: warning: {warning}", sys.stderr)
         return fail(str(error))
+    if args.redact:
+        redact_plan(plan)
     refused = None
     if not args.dry_run:
         try:
@@ -98,6 +105,20 @@ def run(args: argparse.Namespace) -> int:
     if refused:
         return fail(refused)
     return 0
+
+
+def redact_plan(plan: Any) -> int:
+    """Redact the string contents of the planned child's records (a note says how many);
+    returns the number of secrets replaced."""
+    from klipui.redact import Redactor, redact_lines
+
+    redactor = Redactor()
+    plan.lines, changed = redact_lines(plan.lines, redactor)
+    kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(redactor.found.items()))
+    plan.notes.append(
+        f"redacted {redactor.total} secrets in {changed} records" + (f" ({kinds})" if kinds else "")
+    )
+    return redactor.total
 
 
 def turn_runs(turns: dict[int, int]) -> str:

@@ -4,7 +4,9 @@ On a terminal the rows show as they come, from the quick head reads (figures mar
 first, with a progress bar under them; once the exact figures are in, that live view gives way
 to the final table. Piped, the table (or `--json`) is printed once everything is read, with a
 progress bar on stderr when that takes over half a second. `--quick` skips the exact figures.
-At narrow widths the least useful columns are dropped before the title gets short.
+At narrow widths the least useful columns are dropped before the title gets short. Piped
+without `COLUMNS`, the rows are tab-separated lines with every field whole (titles, projects and
+full paths uncut), for `cut -f` and friends. The path column is what `klipui show` takes.
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ MIN_TITLE = 24
 """Columns the title keeps; other columns are dropped (least useful first) to leave it that."""
 WIDE = 110
 """From this terminal width on, agents are named in full and times carry the hour."""
-DROP_ORDER = ("project", "tokens", "updated", "agent", "size", "turns")
+DROP_ORDER = ("project", "tokens", "updated", "path", "agent", "size", "turns")
+PATH_ROOM = 40
+"""Columns the path takes on a terminal at least; a longer path folds onto more lines (never
+cut), and gets more room once the title has `TITLE_WANT` columns."""
+TITLE_WANT = 80
 UNKNOWN = "—"
 LIVE_REFRESH = 2
 """Redraws a second of the live view (one costs ~17 ms of a busy process: keep it rare); the
@@ -69,10 +75,15 @@ def run(args: argparse.Namespace) -> int:
 
         say(f"klipui: no session files found {where}", sys.stderr)
         return 0
+    import os
+
     from rich.console import Console
 
-    console = Console()
-    console.print(session_table(ordered, console.width))
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        console = Console()
+        console.print(session_table(ordered, console.width))
+    else:
+        sys.stdout.write("".join(f"{line}\n" for line in tab_lines(ordered)))
     return 0
 
 
@@ -129,44 +140,68 @@ def _read_live(infos: Reader) -> dict[Path, Any]:
     return latest
 
 
+COLUMN_NAMES = ("agent", "project", "updated", "turns", "tokens", "size", "path")
+
+
+def tab_lines(infos: list[Any]) -> list[str]:
+    """The header and one tab-separated line per info, every field whole and on one line."""
+    from klipui.session.display import clean_line
+
+    lines = ["\t".join(("title", *COLUMN_NAMES))]
+    for info in infos:
+        row = _cells(info, True, whole=True)
+        title = _title_cell(info).plain
+        fields = [title, *(row[name] for name in COLUMN_NAMES)]
+        lines.append("\t".join(clean_line(f).replace("\t", " ") for f in fields))
+    return lines
+
+
 def session_table(infos: list[Any], width: int) -> Any:
     """A rich table of `infos` for a terminal `width` columns wide: the title takes the room
     left by the other columns, which are dropped (least useful first) rather than leave the
-    title fewer than `MIN_TITLE` columns."""
+    title fewer than `MIN_TITLE` columns; a long path folds onto more lines."""
     from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
 
-    wide = width >= WIDE
-    rows = [_cells(info, wide) for info in infos]
-    names = ["agent", "project", "updated", "turns", "tokens", "size"]
+    rows = [_cells(info, width >= WIDE) for info in infos]
+    names = list(COLUMN_NAMES)
 
     def room(name: str) -> int:
-        return max([len(name), *(cell_len(row[name]) for row in rows)]) + 2
+        widest = max([len(name), *(cell_len(row[name]) for row in rows)])
+        return min(widest, PATH_ROOM if name == "path" else widest) + 2
 
     for name in DROP_ORDER:
         if width - sum(room(n) for n in names) >= MIN_TITLE:
             break
         names.remove(name)
+    widest_path = max([4, *(cell_len(row["path"]) for row in rows)])
+    others = sum(room(n) for n in names if n != "path")
+    path_width = min(widest_path, max(PATH_ROOM, width - others - 2 - TITLE_WANT))
     table = Table(box=None, header_style="bold", pad_edge=False, expand=True)
     table.add_column("title", overflow="ellipsis", no_wrap=True, ratio=1, min_width=MIN_TITLE)
     for name in names:
         justify = "right" if name in ("turns", "tokens", "size") else "left"
-        table.add_column(name, no_wrap=True, overflow="ellipsis", justify=justify)
+        if name == "path":
+            table.add_column(name, overflow="fold", min_width=path_width, max_width=path_width)
+        else:
+            table.add_column(name, no_wrap=True, overflow="ellipsis", justify=justify)
     for info, row in zip(infos, rows, strict=True):
         table.add_row(_title_cell(info), *(Text(row[name]) for name in names))
     return table
 
 
-def _cells(info: Any, wide: bool) -> dict[str, str]:
-    """The figures of one row, as text; `—` for what is not known."""
+def _cells(info: Any, wide: bool, whole: bool = False) -> dict[str, str]:
+    """The figures of one row, as text; `—` for what is not known; `whole`: nothing shortened
+    (the full path too, where a terminal shows `~` for the home folder)."""
     from klipui.cli._render import human_count, human_size, human_time
     from klipui.session.display import clean_line
 
     approx = "" if info.exact else "~"
     project = clean_line(info.project or "")
-    limit = 20 if wide else 12
+    limit = 1_000_000 if whole else 20 if wide else 12
     return {
+        "path": clean_line(str(info.path) if whole else _home_short(info.path)),
         "agent": clean_line((info.agent if wide else info.format) or UNKNOWN),
         "project": project if len(project) <= limit else project[: limit - 1] + "…",
         "updated": human_time(info.updated)[: None if wide else 10] or UNKNOWN,
@@ -174,6 +209,13 @@ def _cells(info: Any, wide: bool) -> dict[str, str]:
         "tokens": f"{approx}{human_count(info.tokens)}" if info.tokens is not None else UNKNOWN,
         "size": human_size(info.bytes) if info.bytes or not info.problem else UNKNOWN,
     }
+
+
+def _home_short(path: Path) -> str:
+    """`path` with the home folder as `~` (what a shell expands back)."""
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home) :] if home != "/" and text.startswith(home + "/") else text
 
 
 def _title_cell(info: Any) -> Any:
@@ -188,7 +230,10 @@ def _title_cell(info: Any) -> Any:
         text.append(f" — {clean_line(short_problem(info))}", style="dim")
         text.no_wrap, text.overflow = False, "fold"
         return text
-    return Text(clean_line(display_title(info)))
+    title = Text(clean_line(display_title(info)))
+    if getattr(info, "archived", False):
+        title = Text.assemble(("⌂ ", "bold cyan"), title)
+    return title
 
 
 def short_problem(info: Any) -> str:

@@ -120,6 +120,7 @@ def _print_rich(session: Any, turns: list[Any]) -> None:
     from rich.text import Text
 
     from klipui.cli._render import human_count
+    from klipui.labels import plural
     from klipui.session.display import clean_line, display_title
     from klipui.session.formats import adapter
 
@@ -129,12 +130,15 @@ def _print_rich(session: Any, turns: list[Any]) -> None:
     head.append(f"\n{adapter(session.format).agent} · {clean_line(str(session.path))}", style="dim")
     if session.cwd:
         head.append(f"\ncwd {clean_line(session.cwd)}", style="dim")
-    head.append(f"\n{len(session.turns)} turns · {len(session.events)} events", style="dim")
+    head.append(
+        f"\n{plural(len(session.turns), 'turn')} · {plural(len(session.events), 'event')}",
+        style="dim",
+    )
     console.print(head)
     for turn in turns:
         state = "" if turn.completed else " · not completed"
         console.rule(
-            f"[bold]turn {turn.number}[/] · {turn.tool_calls} tool calls · "
+            f"[bold]turn {turn.number}[/] · {plural(turn.tool_calls, 'tool call')} · "
             f"{human_count(turn.tokens)} tokens{state}",
             align="left",
         )
@@ -146,6 +150,7 @@ def _print_event(console: Any, event: Any) -> None:
     from rich.text import Text
 
     from klipui.cli._render import human_size
+    from klipui.labels import plural
     from klipui.session.blocks import blocks_text, message_content
     from klipui.session.display import clean_line
 
@@ -183,14 +188,15 @@ def _print_event(console: Any, event: Any) -> None:
             header = Text()
             header.append("← ", style=style)
             header.append("error" if error else "result", style=f"bold {style}")
-            header.append(f" {human_size(size)}, {lines} lines", style=style)
+            header.append(f" {human_size(size)}, {plural(lines, 'line')}", style=style)
             console.print(header)
             preview = text.splitlines()[:PREVIEW_LINES]
             for row in preview:
                 row_text = Text("  " + _one_line(row, 400), style="dim")
                 console.print(row_text, no_wrap=True, overflow="ellipsis")
             if lines > len(preview):
-                console.print(Text(f"  … {lines - len(preview)} more lines", style="dim"))
+                more = plural(lines - len(preview), "more line")
+                console.print(Text(f"  … {more}", style="dim"))
     elif kind == "compaction/summary":
         _print_text(console, "compaction", "bold blue", str(event.data.get("summary") or ""))
 

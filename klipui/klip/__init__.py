@@ -9,6 +9,7 @@ the last end), renumbers seqs and turns densely and drops every event whose refe
 """
 
 from klipui.klip.child import ChildPlan, ClipError, clip, plan_child, write_child
+from klipui.klip.endings import LEFT_OPEN, left_open_turns, turn_endings
 from klipui.klip.interval import KInterval, KIntervalError, parse_interval
 from klipui.klip.reindex import Drop, ReindexReport, reindex, reindex_report
 from klipui.klip.rules import (
@@ -27,6 +28,7 @@ __all__ = [
     "DEFAULT_RULES",
     "DSH_REFERENCE_RULES",
     "DSH_RULES",
+    "LEFT_OPEN",
     "LOWERED_RULES",
     "ChildPlan",
     "ClipError",
@@ -38,12 +40,14 @@ __all__ = [
     "RulesError",
     "Violation",
     "clip",
+    "left_open_turns",
     "load_rules",
     "parse_interval",
     "plan_child",
     "reindex",
     "reindex_report",
     "rules_for_format",
+    "turn_endings",
     "validate",
     "write_child",
 ]

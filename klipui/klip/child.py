@@ -36,11 +36,21 @@ class ClipError(Exception):
     """A clip that cannot be made as asked; the message is one line naming the session.
 
     `warnings` holds what the selection's own warnings say (e.g. "did you mean 2..5?") when the
-    selection is what kept nothing."""
+    selection is what kept nothing. `reason` is the message without the command-line remedy;
+    `needs_unfinished` is true when planning with `include_unfinished` is the remedy."""
 
-    def __init__(self, message: str, warnings: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        warnings: list[str] | None = None,
+        *,
+        reason: str | None = None,
+        needs_unfinished: bool = False,
+    ) -> None:
         super().__init__(message)
         self.warnings: list[str] = list(warnings or [])
+        self.reason = reason or message
+        self.needs_unfinished = needs_unfinished
 
 
 @dataclass(slots=True)
@@ -204,7 +214,14 @@ def plan_child(
     dicts = [event.to_dict() for event in session.events]
     report = reindex_report(dicts, interval, table, include_open=include_unfinished)
     if report.turn_count <= 0:
-        raise ClipError(_nothing_ended(session))
+        reason = _nothing_ended(session)
+        if not session.turns:
+            raise ClipError(reason)
+        raise ClipError(
+            f"{reason}; --include-unfinished clips it as it is",
+            reason=reason,
+            needs_unfinished=True,
+        )
     if not report.turns:
         raise ClipError(
             f"selection {str(interval)!r} keeps none of the {report.turn_count} turns",
@@ -282,7 +299,7 @@ def _nothing_ended(session: Session) -> str:
     why = END_MARKS.get(session.format, "it never ended")
     return (
         f"{session.path}: no completed turn to clip: {which} {verb} ({why}; still running, or "
-        "stopped mid-turn); --include-unfinished clips it as it is"
+        "stopped mid-turn)"
     )
 
 

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, LoadingIndicator, Static
 
-from klipui.klip import KInterval
+from klipui.klip import KInterval, left_open_turns
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line
 from klipui.session.model import Session, SessionInfo
@@ -132,6 +132,8 @@ class ClipScreen(KlipuiScreen):
         self.written: Path | None = None
         self.include_unfinished = False
         """Plan with the unfinished last turn (never ended) selectable too."""
+        self.needs_unfinished = False
+        """True when the plan failed because no turn ended: `u` is the way on."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"Clipping {self.selection} …"), id="clip-summary", markup=False)
@@ -162,15 +164,24 @@ class ClipScreen(KlipuiScreen):
                 out=out,
                 include_unfinished=self.include_unfinished,
             )
-        except (ClipError, KIntervalError) as error:
+        except ClipError as error:
+            if error.needs_unfinished:
+                message = f"{error.reason}; u clips it as it is"
+                self.app.call_from_thread(self._failed, message, True)
+            else:
+                self.app.call_from_thread(self._failed, str(error))
+            return
+        except KIntervalError as error:
             self.app.call_from_thread(self._failed, str(error))
             return
         self.app.call_from_thread(self._planned, plan)
 
-    def _failed(self, message: str) -> None:
+    def _failed(self, message: str, needs_unfinished: bool = False) -> None:
         if not self.is_attached:
             return  # a worker's result for a screen that has closed
         self.error = message
+        self.needs_unfinished = needs_unfinished
+        self.refresh_bindings()
         self.query_one("#clip-loading").display = False
         self.query_one("#clip-summary", Static).update(
             Text(f"Cannot clip: {clean_line(message)}", "red")
@@ -228,23 +239,28 @@ class ClipScreen(KlipuiScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`u` is dimmed when the session has no unfinished last turn to include."""
         if action == "toggle_unfinished":
-            plan = self.plan
             if self.written is not None:
                 return None
-            if plan is not None and not plan.left_open and not self.include_unfinished:
-                return None
+            if self._can_include() or self.include_unfinished:
+                return True
+            return None
         return True
 
     def action_toggle_unfinished(self) -> None:
         """Plan again with or without the unfinished last turn."""
         if self.written is not None:
             return
-        if not self.include_unfinished and (self.plan is None or not self.plan.left_open):
-            self.notify("No unfinished last turn: every turn of this session ended.")
+        if not self.include_unfinished and not self._can_include():
+            if self.plan is None and self.error is None:
+                self.notify("Still planning the clip; try again in a moment.")
+            else:
+                self.notify("No unfinished last turn: every turn of this session ended.")
             return
         self.include_unfinished = not self.include_unfinished
-        if self.include_unfinished and self.plan is not None:
-            turns = sorted(set(self.turns) | set(self.plan.left_open))
+        self.error = None
+        self.needs_unfinished = False
+        if self.include_unfinished:
+            turns = sorted(set(self.turns) | set(left_open_turns(self.session)))
             self.selection = KInterval.from_turns(turns)
         else:
             self.selection = KInterval.from_turns(self.turns)
@@ -253,9 +269,21 @@ class ClipScreen(KlipuiScreen):
         self.query_one("#clip-summary", Static).update(Text(f"Clipping {self.selection} …"))
         self.make_plan()
 
+    def _can_include(self) -> bool:
+        """True when the plan (or its failure) says an unfinished last turn is left out."""
+        if self.plan is not None:
+            return bool(self.plan.left_open)
+        return self.needs_unfinished
+
     def action_write(self, force: bool = False) -> None:
         plan = self.plan
-        if plan is None or self.written is not None:
+        if self.written is not None:
+            return
+        if plan is None:
+            if self.error is not None:
+                self.notify(f"Nothing to write: {self.error}", severity="warning")
+            else:
+                self.notify("Still planning the clip; try again in a moment.")
             return
         if not plan.ok and not force:
             self.notify("This child breaks validation or its agent would refuse it; F forces.")
@@ -293,7 +321,8 @@ class ClipScreen(KlipuiScreen):
         for screen in self.app.screen_stack:
             if isinstance(screen, SessionsScreen):
                 screen.add_session(info)
-        self.notify(f"Wrote {path}", title="klipui", markup=False)
+        agent = f" in {info.agent}" if info.agent else ""
+        self.notify(f"Wrote {path}. R continues it{agent}.", title="klipui", markup=False)
         self.app.pop_screen()
         self.klipui.open_session(path)
 

@@ -5,23 +5,34 @@ from __future__ import annotations
 import gc
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import Footer, Input, LoadingIndicator, Static
 
+from klipui.klip import LEFT_OPEN, turn_endings
 from klipui.screens.base import KlipuiScreen
+from klipui.search.find import Match, MatchCursor, find_matches, find_terms, term_pattern
 from klipui.session.display import clean_line
 from klipui.session.model import Session
+
+if TYPE_CHECKING:
+    from klipui.session.follow import Change, Follower
+    from klipui.session.resume import ResumeCommand
 from klipui.widgets.event_view import EventView
+from klipui.widgets.find_bar import FindBar
 from klipui.widgets.format import human_count, human_size, plural
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
 
+POLL_SECONDS = 0.5
+"""How often a session's file is looked at for new records (a stat, then small reads)."""
+LIVE_SECONDS = 120.0
+"""A file written this recently when it is opened counts as live."""
 SHOW_DELAY = 0.04
 """Seconds the cursor must rest on a turn before its events are drawn (fast key repeat)."""
 
@@ -102,34 +113,6 @@ def turn_marks(session: Session) -> dict[int, str]:
     return marks
 
 
-def turn_endings(session: Session) -> dict[int, str]:
-    """How each turn that did not complete ended: its `turn/end` reason ("aborted",
-    "interrupted", "error", "max-tokens", …), "open" when it never ended and a later turn did
-    (a clip keeps it), "left open" when it and every turn after it never ended (a clip leaves
-    them out unless asked)."""
-    endings: dict[int, str] = {}
-    events = session.events
-    last_ended = 0
-    for turn in session.turns:
-        last = events[turn.end - 1] if turn.end > turn.start else None
-        if last is not None and last.type == "turn/end":
-            last_ended = turn.number
-            if not turn.completed:
-                reason = last.data.get("reason") if isinstance(last.data, dict) else None
-                kind = reason.get("kind") if isinstance(reason, dict) else None
-                endings[turn.number] = str(kind or "unknown")
-        elif not turn.completed:
-            endings[turn.number] = "open"
-    for number, how in endings.items():
-        if how == "open" and number > last_ended:
-            endings[number] = LEFT_OPEN
-    return endings
-
-
-LEFT_OPEN = "left open"
-"""The ending of a turn after the session's last ended turn: never ended, out of a clip."""
-
-
 def ending_note(how: str) -> tuple[str, str]:
     """How a turn that did not complete ended (a short header line), and what a clip does with
     it (a sentence under it)."""
@@ -150,34 +133,77 @@ class SessionScreen(KlipuiScreen):
     BINDING_GROUP_TITLE = "Session screen"
     HELP = (
         "Select turns with space, shift+arrows, `a` (all), `i` (invert), Escape (clear), or type "
-        "them with `:`. `k` previews the clip of the selection; `s` opens the shrink pane on the "
-        "current tool result. Tab moves between the turn list and the events. `c`, `d` and `x` "
-        "jump to the next turn with a compaction, a sidechain or a failed tool call; `A` lists "
-        "the sub-agent sessions; `m` shows every event, the ignorable ones included."
+        "them with `:`. `w` previews the child of the selection (`w` again writes it); `s` "
+        "opens the shrink pane on the current tool result; `e` exports. `j`/`k` move as the "
+        "arrows do. Tab moves between the turn list and the events. `c`, `d` and `x` jump to the "
+        "next turn with a compaction, a sidechain or a failed tool call; `A` lists the sub-agent "
+        "sessions; `m` shows every event, the ignorable ones included. `/` finds text in the "
+        "session (tool results included): `n`/`N` go to the next/previous match across turns, "
+        "wrapping around. A file that grows is followed: LIVE in the header, new turns and "
+        "events appear within a second; `f` (offered while the file is live) follows the newest "
+        "event like `tail -f` (scrolled away, the header counts the new events instead). `R` "
+        "continues the session in its agent (Claude Code, Codex, pi, dsh) and comes back when "
+        "the agent exits; `Y` copies that command. Fork at turn N = `..N` in the interval bar "
+        "(`:`), `w`, `w`, then `R` on the child."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("colon", "interval", "Interval", key_display=":"),
-        Binding("k", "clip", "Clip"),
+        Binding("w", "clip", "Clip"),
         Binding("s", "shrink", "Shrink"),
+        Binding("e", "export", "Export"),
         Binding("c", "next_compaction", "Next compaction", show=False),
         Binding("x", "next_error", "Next error", show=False),
         Binding("d", "next_sidechain", "Next sidechain", show=False),
         Binding("A", "subagents", "Sub-agents", show=False),
         Binding("m", "toggle_all_events", "All events", show=False),
+        Binding("slash", "find", "Find", key_display="/"),
+        Binding("n", "step_match(1)", "Next match", priority=True),
+        Binding("N", "step_match(-1)", "Previous match", priority=True, key_display="N"),
+        Binding("escape", "back_to_results", "Back to results", priority=True),
+        Binding("f", "toggle_follow", "Follow"),
+        Binding("R", "continue_in_agent", "Resume in agent", show=False),
+        Binding("Y", "copy_resume", "Copy resume command", show=False),
         Binding("q,backspace", "back", "Back"),
     ]
 
-    def __init__(self, path: Path, session: Session | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        session: Session | None = None,
+        *,
+        find: str | None = None,
+        at: tuple[int, str] | None = None,
+    ) -> None:
+        """`find`: a query to find once the session is read, going to its first match at event
+        seq and kind `at` (a search hit) and making Escape go back to the results."""
         super().__init__()
         self.path = path
+        self.from_search = at is not None
+        self._find_first: tuple[str, tuple[int, str] | None] | None = (find, at) if find else None
+        self.finder = MatchCursor([])
         self.session: Session | None = session
         self.show_all = False
         self._pending_turn: int | None = None
         self._timer = None
         self._last_move = 0.0
         self._focus_error = False
+        self._error_wrapped = False
         self.partial = False
         """True while only the head of a big file is shown (its first turns)."""
+        self.following = False
+        """`f`: keep the newest event in view while the file grows."""
+        self.live = False
+        """The file grew in the last `LIVE_SECONDS` (or had been written that recently when it
+        was opened)."""
+        self._live_until = 0.0
+        """`time.monotonic()` at which the file stops counting as live unless it grows."""
+        self._next_poll = 0.0
+        """No poll before this `time.monotonic()` (merging a big session takes its time)."""
+        self.unseen = 0
+        """Events that came in out of view since the user last saw the newest one."""
+        self._gone_said = False
+        self.follower: Follower | None = None
+        self._polling = False
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -188,6 +214,7 @@ class SessionScreen(KlipuiScreen):
             yield TurnList(id="turn-list")
             yield EventView(id="event-view")
         yield IntervalBar(id="interval-bar")
+        yield FindBar(id="find-bar")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -195,6 +222,7 @@ class SessionScreen(KlipuiScreen):
         self.query_one("#session-body").display = False
         if self.session is not None:
             self._loaded(self.session, {})
+            self.make_follower()
         else:
             self.load_session()
 
@@ -216,9 +244,11 @@ class SessionScreen(KlipuiScreen):
         # A big session is millions of long-lived objects: keep them out of the cyclic
         # collector's full passes, which otherwise stall key handling now and then.
         gc.freeze()
+        follower = _follower(session)
         self.app.call_from_thread(self._loaded, session, {})
         marks = turn_marks(session)
         self.app.call_from_thread(self.query_one(TurnList).set_marks, marks)
+        self.app.call_from_thread(self._start_follow, follower)
 
     def _failed(self, message: str) -> None:
         if not self.is_attached:
@@ -255,6 +285,13 @@ class SessionScreen(KlipuiScreen):
             turns.focus()
         if partial:
             return
+        if self._find_first is not None:
+            query, at = self._find_first
+            self._find_first = None
+            self.query_one(FindBar).open(query)
+            self.query_one(EventView).focus()
+            self.find(query, at)
+        self._check_live()
         self.set_timer(0.3, self.klipui.resume_discovery)
         if session.problems:
             first = session.problems[0]
@@ -276,9 +313,17 @@ class SessionScreen(KlipuiScreen):
         ]
         if self.partial:
             parts.append("reading the rest of the file…")
+        if self.live:
+            parts.insert(0, "● LIVE")
+            if self.unseen:
+                parts.append(f"{plural(self.unseen, 'new event')} (f)")
+            elif self.following:
+                parts.append("following")
         if session.subagents:
             count = len(session.subagents)
             parts.append(f"{count} sub-agent{'' if count == 1 else 's'} (A)")
+        if self.show_all:
+            parts.append("all events (m)")
         if turns.selected:
             parts.append(f"selected {len(turns.selected)}")
         self.query_one("#session-info", Static).update(Text(" · ".join(p for p in parts if p)))
@@ -308,8 +353,9 @@ class SessionScreen(KlipuiScreen):
         if self._pending_turn is not None:
             self.show_turn(self._pending_turn)
 
-    def show_turn(self, number: int) -> None:
-        """Draw the events of turn `number` in the event view."""
+    def show_turn(self, number: int, keep_place: bool = False) -> None:
+        """Draw the events of turn `number` in the event view (at the same place when
+        `keep_place`: the turn grew)."""
         session = self.session
         if session is None or not 1 <= number <= len(session.turns):
             return
@@ -317,10 +363,16 @@ class SessionScreen(KlipuiScreen):
         view = self.query_one(EventView)
         how = self.query_one(TurnList).endings.get(number)
         note = ending_note(how) if how is not None else None
-        view.show_turn(session, turn.start, turn.end, self.show_all, note=note)
+        view.show_turn(
+            session, turn.start, turn.end, self.show_all, note=note, keep_place=keep_place
+        )
+        if number == len(session.turns) and self.unseen and not keep_place:
+            self.unseen = 0
+            self._update_info()
         if self._focus_error:
             self._focus_error = False
             view.next_error_block(from_start=True)
+            self._say_error_position(self._error_wrapped)
 
     @on(TurnList.SelectionChanged)
     def _selection_changed(self, event: TurnList.SelectionChanged) -> None:
@@ -351,54 +403,106 @@ class SessionScreen(KlipuiScreen):
 
     # --- navigation --------------------------------------------------------------------------
 
-    def _jump_to_turn_with(self, has: str) -> None:
+    def _next_turn_with(self, has: str) -> int | None:
+        """The index of the next turn that has `has` ("error" or a mark), from the top again
+        past the last turn; None when no turn has it."""
         turns = self.query_one(TurnList)
         count = len(turns.turns)
         for step in range(1, count + 1):
             index = (turns.cursor + step) % count
             turn = turns.turns[index]
             if (has == "error" and turn.errors) or (has in turns.marks.get(turn.number, "")):
-                turns.cursor = index
-                return
-        self.notify("none in this session" if has != "error" else "no failed tool call")
+                return index
+        return None
+
+    def _jump_to_mark(self, mark: str, what: str) -> None:
+        turns = self.query_one(TurnList)
+        marked = [t.number for t in turns.turns if mark in turns.marks.get(t.number, "")]
+        index = self._next_turn_with(mark)
+        if not marked or index is None:
+            self.notify(f"No {what} in this session.")
+            return
+        wrapped = " (from the top again)" if index <= turns.cursor else ""
+        turns.cursor = index
+        number = turns.turns[index].number
+        position = marked.index(number) + 1
+        self.notify(f"{what.capitalize()} {position} of {len(marked)}: turn {number}{wrapped}")
 
     def action_next_compaction(self) -> None:
-        self._jump_to_turn_with("◆")
+        self._jump_to_mark("◆", "compaction")
 
     def action_next_sidechain(self) -> None:
-        self._jump_to_turn_with("⑂")
+        self._jump_to_mark("⑂", "sidechain")
 
     def action_next_error(self) -> None:
         turns = self.query_one(TurnList)
-        if not any(t.errors for t in turns.turns):
+        index = self._next_turn_with("error")
+        if index is None:
             self.notify("No failed tool call in this session.")
             return
         current = turns.current
         view = self.query_one(EventView)
         if current is not None and current.errors and view.next_error_block():
+            self._say_error_position(wrapped=False)
             return  # the next failed result in this turn
+        if index == turns.cursor:  # the only turn with errors: start it again
+            view.next_error_block(from_start=True)
+            self._say_error_position(wrapped=True)
+            return
         self._focus_error = True  # applied when the turn is drawn
-        self._jump_to_turn_with("error")
+        self._error_wrapped = index < turns.cursor
+        turns.cursor = index
+
+    def _say_error_position(self, wrapped: bool) -> None:
+        """`Failed tool call n of N: turn T`, and a word when the search went past the end."""
+        turns = self.query_one(TurnList)
+        current = turns.current
+        view = self.query_one(EventView)
+        if current is None or view.document is None:
+            return
+        total = sum(t.errors for t in turns.turns)
+        before = sum(t.errors for t in turns.turns if t.number < current.number)
+        blocks = view.document.blocks[: view.document.current + 1]
+        position = min(total, before + sum(1 for b in blocks if b.kind == "error"))
+        tail = " (from the top again)" if wrapped else ""
+        self.notify(f"Failed tool call {position} of {total}: turn {current.number}{tail}")
 
     def action_toggle_all_events(self) -> None:
         self.show_all = not self.show_all
+        if self.show_all:
+            self.notify("All events: on (ignorable and unknown records shown too)")
+        else:
+            self.notify("All events: off (the conversation only)")
+        self._update_info()
         turn = self.query_one(TurnList).current
         if turn is not None:
             self.show_turn(turn.number)
 
     def action_subagents(self) -> None:
+        """Pick a sub-agent: its own file (opened), or a turn whose sub-agent work is inline
+        (⑂, the cursor goes there)."""
         session = self.session
-        if session is None or not session.subagents:
-            self.notify("This session has no sub-agent files.")
+        if session is None:
+            return
+        turns = self.query_one(TurnList)
+        inline = [t for t in turns.turns if "⑂" in turns.marks.get(t.number, "")]
+        if not session.subagents and not inline:
+            self.notify("No sub-agent in this session: no sub-agent file, no inline sidechain.")
             return
         from klipui.screens.pick import PickScreen
 
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                self.klipui.open_session(path)
+        def chosen(choice: Path | int | None) -> None:
+            if isinstance(choice, Path):
+                self.klipui.open_session(choice)
+            elif isinstance(choice, int):
+                turns.cursor = choice
 
-        options = [(p.name, p) for p in session.subagents]
-        self.app.push_screen(PickScreen("Open a sub-agent session", options), chosen)
+        options: list[tuple[str, Path | int]] = [(f"file {p.name}", p) for p in session.subagents]
+        options += [
+            (f"turn {t.number}, inline ⑂ · {t.prompt}", turns.turns.index(t)) for t in inline
+        ]
+        title = "Open a sub-agent session" if not inline else "Sub-agents: files and inline work"
+        self.app.push_screen(PickScreen(title, options), chosen)
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -420,6 +524,17 @@ class SessionScreen(KlipuiScreen):
 
         self.app.push_screen(ClipScreen(session, sorted(turns.selected)))
 
+    def action_export(self) -> None:
+        if self.partial:
+            self.notify("Still reading the session; try again in a moment.")
+            return
+        if self.session is None:
+            return
+        from klipui.screens.export import ExportScreen
+
+        selected = sorted(self.query_one(TurnList).selected)
+        self.app.push_screen(ExportScreen(self.session, selected or None))
+
     def action_shrink(self) -> None:
         session = self.session
         if session is None:
@@ -433,3 +548,293 @@ class SessionScreen(KlipuiScreen):
         from klipui.screens.shrink import ShrinkScreen
 
         self.app.push_screen(ShrinkScreen(session, block))
+
+    # --- find ----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "step_match":  # n/N type into inputs, and move blocks when nothing is found
+            return bool(self.finder.matches) and not isinstance(self.focused, Input)
+        if action == "back_to_results":
+            return self.from_search and not isinstance(self.focused, Input)
+        if action == "toggle_follow":  # offered (footer, palette) only while the file is live
+            return self.live or self.following
+        return True
+
+    def action_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    def action_back_to_results(self) -> None:
+        self.app.pop_screen()
+
+    @on(FindBar.Changed)
+    def _find_changed(self, event: FindBar.Changed) -> None:
+        self.find(event.query)
+
+    @on(FindBar.Step)
+    def _find_step(self, event: FindBar.Step) -> None:
+        self.action_step_match(event.delta)
+
+    @on(FindBar.Closed)
+    def _find_closed(self, event: FindBar.Closed) -> None:
+        if event.hidden:
+            self.finder = MatchCursor([])
+            self.query_one(EventView).set_find(None)
+        self.query_one(EventView).focus()
+
+    def find(self, query: str, at: tuple[int, str] | None = None) -> None:
+        """Look for `query` in the session (in a worker), then go to the first match at or
+        after event seq and kind `at`, else after the current turn's start."""
+        if self.session is None or self.partial:
+            self._find_first = (query, at)
+            return
+        self.query_one(FindBar).set_status("finding…")
+        self._find_worker(self.session, query, at)
+
+    @work(thread=True, exclusive=True, group="session-find", exit_on_error=False)
+    def _find_worker(self, session: Session, query: str, at: tuple[int, str] | None) -> None:
+        matches = find_matches(session, query)
+        self.app.call_from_thread(self._found, session, query, matches, at)
+
+    def _found(
+        self, session: Session, query: str, matches: list[Match], at: tuple[int, str] | None
+    ) -> None:
+        if not self.is_attached or session is not self.session:
+            return
+        self.finder = MatchCursor(matches)
+        view = self.query_one(EventView)
+        view.set_find(term_pattern(find_terms(query)) if matches else None)
+        bar = self.query_one(FindBar)
+        if not matches:
+            bar.set_status("no match" if query.strip() else "")
+            return
+        if at is not None:
+            seq, kind = at
+            index = next((i for i, e in enumerate(session.events) if e.seq == seq), 0)
+            match = self.finder.first_from(index, kind)
+        else:
+            turn = self.query_one(TurnList).current
+            start = session.turns[turn.number - 1].start if turn is not None else 0
+            match = self.finder.first_from(start)
+        self._go_to(match)
+
+    def action_step_match(self, delta: int) -> None:
+        match, wrapped = self.finder.step(delta)
+        if match is None:
+            return
+        if wrapped:
+            where = "top" if delta > 0 else "bottom"
+            self.notify(f"Search wrapped to the {where} of the session.", timeout=2)
+        self._go_to(match, wrapped)
+
+    def _go_to(self, match: Match | None, wrapped: bool = False) -> None:
+        """Show the turn of `match` and scroll its event view to it."""
+        if match is None:
+            return
+        turns = self.query_one(TurnList)
+        index = next((i for i, t in enumerate(turns.turns) if t.number == match.turn), None)
+        if index is not None and turns.cursor != index:
+            turns.cursor = index
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._pending_turn = None
+        view = self.query_one(EventView)
+        shown = view.document
+        if shown is None or not any(b.event_index == match.event for b in shown.blocks):
+            self.show_turn(match.turn)
+        view.show_match(match.event, match.kind, match.occurrence)
+        status = self.finder.position() + (" · wrapped" if wrapped else "")
+        self.query_one(FindBar).set_status(status)
+
+    # --- live follow -------------------------------------------------------------------------
+
+    def _check_live(self) -> None:
+        try:
+            written = self.path.stat().st_mtime
+        except OSError:
+            return
+        age = self.klipui.now() - written
+        if 0 <= age <= LIVE_SECONDS:
+            self._set_live(time.monotonic() + LIVE_SECONDS - age)
+
+    def _set_live(self, until: float) -> None:
+        """Count the file as live until `until` (monotonic seconds); the header and the footer
+        follow when that changes."""
+        self._live_until = until
+        live = time.monotonic() < until
+        if live != self.live:
+            self.live = live
+            self._update_info()
+            self.refresh_bindings()
+
+    def _start_follow(self, follower: Follower | None) -> None:
+        """Look at the file every `POLL_SECONDS` from now on (a stat; a read when it moved)."""
+        if follower is None or not self.is_attached or self.follower is not None:
+            return
+        self.follower = follower
+        self.set_interval(POLL_SECONDS, self._tick)
+
+    def _tick(self) -> None:
+        if self.live and time.monotonic() >= self._live_until:
+            self._set_live(self._live_until)  # quiet for LIVE_SECONDS: no longer live
+        follower = self.follower
+        now = time.monotonic()
+        if follower is None or self._polling or self.partial or now < self._next_poll:
+            return
+        if not follower.due():
+            return
+        self._polling = True
+        self.poll_file(follower)
+
+    @work(thread=True, exclusive=True, group="session-make-follower", exit_on_error=False)
+    def make_follower(self) -> None:
+        """Start following a session handed to this screen (the file is read to find its end)."""
+        if self.session is not None:
+            self.app.call_from_thread(self._start_follow, _follower(self.session))
+
+    @work(thread=True, exclusive=True, group="session-follow", exit_on_error=False)
+    def poll_file(self, follower: Follower) -> None:
+        """Read what changed in the file and hand it to the screen with its turn marks."""
+        started = time.monotonic()
+        try:
+            change = follower.poll()
+            session = change.session
+            fresh = change.kind in ("appended", "truncated", "rewritten")
+            looks = (turn_marks(session), turn_endings(session)) if fresh else ({}, {})
+            if change.kind not in ("same", "waiting"):
+                self.app.call_from_thread(self._followed, change, looks)
+        finally:
+            spent = time.monotonic() - started
+            self.app.call_from_thread(self._polled, started + max(POLL_SECONDS, 4 * spent))
+
+    def _polled(self, next_poll: float) -> None:
+        """A poll ended: the next one not before `next_poll`, so that merging a big session
+        never takes more than a fifth of the time."""
+        self._polling = False
+        self._next_poll = next_poll
+
+    def _followed(self, change: Change, looks: tuple[dict[int, str], dict[int, str]]) -> None:
+        """Draw a change of the file: more turns and events, a re-read file, a problem."""
+        if not self.is_attached or self.partial:
+            return
+        if change.kind == "gone":
+            if not self._gone_said:
+                self._gone_said = True
+                self.notify(change.message, severity="warning", timeout=8)
+            return
+        self._gone_said = False
+        if change.kind == "partial":
+            self.notify(change.message, severity="warning", timeout=8)
+            return
+        turns = self.query_one(TurnList)
+        view = self.query_one(EventView)
+        at_end = turns.cursor >= len(turns.turns) - 1 and view.at_end
+        old = self.session
+        session = self.session = change.session
+        self._set_live(time.monotonic() + LIVE_SECONDS)
+        turns.update_turns(session.turns, *looks)
+        if change.kind != "appended":
+            self.notify(change.message, severity="warning", timeout=8)
+        if change.problems:
+            first = change.problems[0]
+            self.notify(str(first), severity="warning", timeout=8)
+        if not session.turns:
+            view.show_turn(session, 0, len(session.events), show_all=True, keep_place=True)
+        elif self.following and (at_end or change.kind != "appended"):
+            self.unseen = 0
+            last = len(session.turns)
+            if turns.cursor != last - 1:
+                turns.cursor = last - 1
+            self.show_turn(last)
+            view.show_end()
+        else:
+            self.unseen += max(0, change.events) if change.kind == "appended" else 0
+            current = turns.current
+            reread = change.kind != "appended"  # every turn may differ: draw it again
+            if current is not None and (reread or _turn_changed(old, session, current.number)):
+                self.show_turn(current.number, keep_place=True)
+        self._update_info()
+
+    def action_toggle_follow(self) -> None:
+        """Follow the newest event (jump there now), or stop following."""
+        self.following = not self.following
+        if self.following:
+            self.unseen = 0
+            turns = self.query_one(TurnList)
+            if turns.turns:
+                turns.cursor = len(turns.turns) - 1
+                self.show_turn(len(turns.turns))
+                self.query_one(EventView).show_end()
+            self.notify("Following: new events scroll into view (f stops).")
+        else:
+            self.notify("Not following: new events are counted in the header.")
+        self._update_info()
+
+    # --- continue in the agent ---------------------------------------------------------------
+
+    def _resume_command(self) -> ResumeCommand | None:
+        from klipui.session.resume import ResumeError, resume_command
+
+        if self.session is None or self.partial:
+            self.notify("Still reading the session; try again in a moment.")
+            return None
+        try:
+            return resume_command(self.session)
+        except ResumeError as error:
+            self.notify(str(error), severity="error", timeout=10)
+            return None
+
+    def action_continue_in_agent(self) -> None:
+        """Run the agent's own resume of this session; klipui comes back when it exits."""
+        command = self._resume_command()
+        if command is None:
+            return
+        missing = command.missing()
+        if missing is not None:
+            self.notify(
+                f"{command.agent}'s CLI `{missing}` is not on PATH. The command: "
+                f"{command.display()}",
+                severity="error",
+                timeout=15,
+            )
+            return
+        import subprocess
+
+        try:
+            with self.app.suspend():
+                finished = subprocess.run(list(command.argv), cwd=command.cwd, check=False)
+        except OSError as error:
+            self.notify(f"{command.program}: {error.strerror or error}", severity="error")
+            return
+        except Exception as error:  # a terminal that cannot be suspended (a test driver, Windows)
+            self.notify(f"Cannot suspend klipui here ({error}). Run: {command.display()}")
+            return
+        how = "exited" if finished.returncode == 0 else f"exited with {finished.returncode}"
+        self.notify(f"{command.agent} {how}; back in klipui.")
+
+    def action_copy_resume(self) -> None:
+        """Copy the exact resume command to the clipboard, and show it."""
+        command = self._resume_command()
+        if command is None:
+            return
+        self.app.copy_to_clipboard(command.display())
+        note = f" ({command.note})" if command.note else ""
+        self.notify(f"Copied: {command.display()}{note}", timeout=10)
+
+
+def _follower(session: Session) -> Follower | None:
+    """A follower of the session's file, None when the file cannot be followed (gone, odd)."""
+    from klipui.session.follow import Follower
+
+    try:
+        return Follower(session)
+    except (OSError, ValueError):
+        return None
+
+
+def _turn_changed(old: Session | None, new: Session, number: int) -> bool:
+    """True when turn `number` spans other events in `new` than in `old`."""
+    if old is None or number > len(old.turns) or number > len(new.turns):
+        return True
+    before, after = old.turns[number - 1], new.turns[number - 1]
+    return (before.start, before.end, before.completed) != (after.start, after.end, after.completed)

@@ -23,9 +23,16 @@ from klipui.widgets.plain_input import PlainInput
 
 if TYPE_CHECKING:
     from klipui.app import Sources
+    from klipui.session.watch import ListingChange, ListingWatch
 
 BATCH_SECONDS = 0.1
 """How often the discovery worker hands rows to the table."""
+ARCHIVED_MARK = "⌂ "
+"""Before the title of a session kept in klipui's archive (its original is gone or older)."""
+WATCH_SECONDS = 2.0
+"""How often the listed files are looked at for changes (a stat each)."""
+NEW_EVERY = 3
+"""Every this many looks, the folders are walked again for new sessions."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +96,7 @@ def ordered_rows(
     by_key: dict[str, SessionInfo] = {}
     for info in shown:
         by_key[str(info.path)] = info
-        if info.session_id:
+        if info.session_id and info.parent != info.session_id:  # not a sub-agent of that id
             by_key.setdefault(info.session_id, info)
     children: dict[str, list[SessionInfo]] = {}
     roots: list[SessionInfo] = []
@@ -155,14 +162,18 @@ class SessionsScreen(KlipuiScreen):
     HELP = (
         "Every session found. Figures marked `~` are estimates from the head of the file; "
         "they turn exact as a worker reads each file. Children (clipped sessions, sub-agents) "
-        "are listed under their parent. A file that could not be read shows its problem."
+        "are listed under their parent. A file that could not be read shows its problem. `f` "
+        "searches the text of every session (prompts, answers, thinking, tool calls, results)."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=False),
         Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("s", "next_sort", "Sort"),
-        Binding("r", "reverse_sort", "Reverse"),
+        Binding("f", "search", "Search text"),
+        Binding("o", "next_sort", "Sort"),
+        Binding("O", "reverse_sort", "Reverse"),
         Binding("g", "toggle_group", "Group by project"),
+        Binding("u", "usage", "Usage", show=False),
+        Binding("A", "archive", "Archive every session now", show=False),
         Binding("f5", "rescan", "Rescan", show=False),
         Binding("q", "app.quit", "Quit", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
@@ -179,6 +190,9 @@ class SessionsScreen(KlipuiScreen):
         self.progress: tuple[int, int] = (0, 0)
         self.discovering = True
         self._refresh_pending = False
+        self._watch: ListingWatch | None = None
+        self._watching = False
+        self._looks = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -241,6 +255,35 @@ class SessionsScreen(KlipuiScreen):
         if not worker.is_cancelled:
             self.app.call_from_thread(self._add_infos, batch, tuple(progress), True)
 
+    def _watch_tick(self) -> None:
+        if self.discovering or self._watching or not self.infos:
+            return
+        self._watching = True
+        self._looks += 1
+        listed = list(self.infos.values()) if self._watch is None else []
+        self.watch_listing(listed, self._looks % NEW_EVERY == 0)
+
+    @work(thread=True, exclusive=True, group="sessions-watch", exit_on_error=False)
+    def watch_listing(self, listed: list[SessionInfo], find_new: bool) -> None:
+        """Fresh figures for the sessions whose files changed, and the new sessions."""
+        from klipui.session.watch import ListingWatch
+
+        try:
+            if self._watch is None:
+                self._watch = ListingWatch(_discover_paths(self.sources), listed)
+            change = self._watch.poll(find_new)
+            if change.changed or change.added:
+                self.app.call_from_thread(self._listing_changed, change)
+        finally:
+            self.app.call_from_thread(setattr, self, "_watching", False)
+
+    def _listing_changed(self, change: ListingChange) -> None:
+        if not self.is_attached:
+            return
+        for info in (*change.changed, *change.added):
+            self.infos[str(info.path)] = info
+        self.refresh_table(keep_cursor=True)
+
     # --- table -------------------------------------------------------------------------------
 
     def _add_infos(
@@ -253,6 +296,9 @@ class SessionsScreen(KlipuiScreen):
         self.progress = progress
         if finished:
             self.discovering = False
+            if self._looks == 0:
+                self._looks = 1
+                self.set_interval(WATCH_SECONDS, self._watch_tick)
         self._schedule_refresh(immediate=finished or self.query_one(SessionTable).row_count == 0)
 
     def _schedule_refresh(self, immediate: bool = False) -> None:
@@ -263,11 +309,12 @@ class SessionsScreen(KlipuiScreen):
             self._refresh_pending = True
             self.set_timer(0.25, self.refresh_table)
 
-    def refresh_table(self) -> None:
-        """Rebuild the rows from the infos, keeping the cursor on the same session."""
+    def refresh_table(self, keep_cursor: bool = False) -> None:
+        """Rebuild the rows from the infos, keeping the cursor on the same session (on the
+        first row while the list fills in, unless `keep_cursor`)."""
         self._refresh_pending = False
         table = self.query_one(SessionTable)
-        current = self.current_key() if table.cursor_row > 0 else None
+        current = self.current_key() if table.cursor_row > 0 or keep_cursor else None
         rows = ordered_rows(
             self.infos.values(),
             self.needle,
@@ -316,8 +363,9 @@ class SessionsScreen(KlipuiScreen):
             )
             title.truncate(self.title_room + len(indent + branch) + 2, overflow="ellipsis")
         else:
-            label = one_line(clean_line(display_title(info)), self.title_room)
-            title = Text(indent + branch + label)
+            mark = ARCHIVED_MARK if info.archived else ""
+            label = one_line(clean_line(display_title(info)), self.title_room - len(mark))
+            title = Text.assemble(indent + branch, (mark, "bold cyan"), label)
         exact = info.exact
         if info.format is None:
             return [
@@ -405,6 +453,12 @@ class SessionsScreen(KlipuiScreen):
         box.display = True
         box.focus()
 
+    def action_search(self) -> None:
+        """Search the text of every session listed (prompts, answers, tool output)."""
+        from klipui.screens.search import SearchScreen
+
+        self.app.push_screen(SearchScreen(_discover_paths(self.sources)))
+
     def action_clear_filter(self) -> None:
         box = self.query_one("#session-filter", Input)
         if box.value or box.display:
@@ -452,7 +506,24 @@ class SessionsScreen(KlipuiScreen):
         self.group = not self.group
         self.refresh_table()
 
+    def action_usage(self) -> None:
+        """Token usage of the listed sessions, per project and per day."""
+        from klipui.screens.usage import UsageScreen
+
+        self.app.push_screen(UsageScreen(list(self.infos.values()), _discover_paths(self.sources)))
+
+    def action_archive(self) -> None:
+        """Copy every agent's sessions into klipui's archive (rescan after, when it copied)."""
+        from klipui.screens.archive import ArchiveScreen
+
+        def after(copied: bool | None) -> None:
+            if copied:
+                self.action_rescan()
+
+        self.app.push_screen(ArchiveScreen(), after)
+
     def action_rescan(self) -> None:
+        self._watch = None
         self.infos.clear()
         self.progress = (0, 0)
         self.discovering = True

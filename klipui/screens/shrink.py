@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line
@@ -22,6 +22,7 @@ from klipui.shrink.hints import hint_for
 from klipui.widgets.event_doc import Block
 from klipui.widgets.format import human_size
 from klipui.widgets.line_view import LineView
+from klipui.widgets.plain_input import PlainInput
 from klipui.widgets.shrink_pane import (
     LineMap,
     OriginalSource,
@@ -33,6 +34,10 @@ from klipui.widgets.shrink_pane import (
 BUDGET_STEPS = (500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 50_000, 100_000, 200_000)
 """Character budgets `+`/`-` step through; the line budget follows at one line per 20 chars."""
 LINE_CAP = 200
+PAN_STEP = 20
+"""Characters ← / → pan both panes sideways."""
+CLI_WORDING = (("max_line_chars (--max-line-chars)", "the line cap (l)"),)
+"""Command-line advice in engine notes, and what this pane says instead (its key)."""
 STYLE_NAMES = (
     "kept",
     "capped",
@@ -106,7 +111,9 @@ class ShrinkScreen(KlipuiScreen):
         "Left, the tool result as the shrink engine would hand it to the model; the gutter gives "
         "the input line each output line came from (… a marker, Σ a summary). Right, the "
         "original — the spilled file when the result holds only a preview — with kept lines "
-        "marked ▌ and dropped lines dimmed. The panes scroll together along the mapping."
+        "marked ▌ and dropped lines dimmed. The panes scroll together along the mapping; ← / → "
+        "pan both sideways (a line past the edge ends in …). `/` types a query: the semantic "
+        "reducer keeps the blocks most relevant to it."
     )
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"shrink--{name}" for name in STYLE_NAMES}
     DEFAULT_CSS = """
@@ -126,9 +133,12 @@ class ShrinkScreen(KlipuiScreen):
         Binding("plus,equals_sign", "budget(1)", "Budget up", key_display="+"),
         Binding("minus", "budget(-1)", "Budget down", key_display="-"),
         Binding("r", "next_reducer", "Reducer"),
+        Binding("slash", "query", "Query", key_display="/"),
+        Binding("left", "pan(-1)", "Pan left", show=False, priority=True),
+        Binding("right", "pan(1)", "Pan right", show=False, priority=True),
         Binding("R", "pick_reducer", "Pick reducer", show=False),
         Binding("l", "line_cap", "Line cap"),
-        Binding("m", "arithmetic", "Markers"),
+        Binding("number_sign", "arithmetic", "Markers", key_display="#"),
         Binding("escape,q", "back", "Back"),
     ]
 
@@ -144,9 +154,13 @@ class ShrinkScreen(KlipuiScreen):
         self.original_missing = False
         self.generation = 0
         self.line_map: LineMap | None = None
+        self.column = 0
+        """Characters of each line panned away (both panes)."""
+        self._budget_moved = False
 
     def compose(self) -> ComposeResult:
         yield Static("", id="shrink-head", markup=False)
+        yield PlainInput(placeholder="query for the semantic reducer (Enter)", id="shrink-query")
         with Horizontal(id="shrink-panes"):
             yield LineView(id="shrink-left")
             yield LineView(id="shrink-right")
@@ -158,6 +172,7 @@ class ShrinkScreen(KlipuiScreen):
         right = self.query_one("#shrink-right", LineView)
         self.watch(left, "scroll_y", self._left_scrolled, init=False)
         self.watch(right, "scroll_y", self._right_scrolled, init=False)
+        self.query_one("#shrink-query").display = False
         left.focus()
         self._render_head("finding the original…")
         self.load_original()
@@ -224,17 +239,21 @@ class ShrinkScreen(KlipuiScreen):
         if generation != self.generation:
             return  # the settings changed while this run was working
         state = self.state
+        previous = state.shrunk
         state.shrunk = result
         state.error = None
+        if self._budget_moved and previous is not None and previous.content == result.content:
+            self.notify(self._why_unchanged(result))
+        self._budget_moved = False
         styles = self.styles_map()
         left = self.query_one("#shrink-left", LineView)
         right = self.query_one("#shrink-right", LineView)
         self.line_map = LineMap(result.kept, result.stats.input_lines)
-        left.set_source(ShrunkSource(result, self.app.console, styles), keep_scroll=True)
-        right.set_source(
-            OriginalSource(state.original, self.line_map, self.app.console, styles),
-            keep_scroll=True,
-        )
+        shrunk_rows = ShrunkSource(result, self.app.console, styles)
+        original_rows = OriginalSource(state.original, self.line_map, self.app.console, styles)
+        shrunk_rows.column = original_rows.column = self.column
+        left.set_source(shrunk_rows, keep_scroll=True)
+        right.set_source(original_rows, keep_scroll=True)
         self._render_head()
         if self.query_one("#shrink-arithmetic").has_class("-open"):
             self._render_arithmetic()
@@ -249,8 +268,12 @@ class ShrinkScreen(KlipuiScreen):
             " result · reducer ",
             (reducer, "bold"),
             f" · budget {budget.max_chars:,} chars / {budget.max_lines:,} lines · "
-            f"line cap {'on' if state.line_cap else 'off'}",
+            + (f"line cap {LINE_CAP:,} chars" if state.line_cap else "line cap off"),
         )
+        if self.hint.query:
+            head.append(f" · query {clean_line(self.hint.query)!r}")
+        if self.column:
+            head.append(f" · from column {self.column + 1:,}")
         result = state.shrunk
         if status:
             head.append(f"\n{status}")
@@ -271,7 +294,7 @@ class ShrinkScreen(KlipuiScreen):
                 )
             )
             if result.note:
-                head.append(f"\nnote: {clean_line(result.note)}")
+                head.append(f"\nnote: {clean_line(app_wording(result.note))}")
         if state.origin_note:
             head.append(
                 f"\n{clean_line(state.origin_note)}", "red" if self.original_missing else "dim"
@@ -320,6 +343,7 @@ class ShrinkScreen(KlipuiScreen):
             self.app.bell()
             return
         self.state.budget_index = index
+        self._budget_moved = True
         self._render_head("shrinking…")
         self.reshrink()
 
@@ -348,6 +372,57 @@ class ShrinkScreen(KlipuiScreen):
 
     def action_line_cap(self) -> None:
         self.state.line_cap = not self.state.line_cap
+        if self.state.line_cap:
+            self.notify(f"Line cap on: lines longer than {LINE_CAP:,} characters are cut.")
+        else:
+            self.notify("Line cap off: lines are kept whole or left out whole.")
+        self._render_head("shrinking…")
+        self.reshrink()
+
+    def _why_unchanged(self, result: Shrunk) -> str:
+        """Why a new budget gave the same output, in one line."""
+        budget = self.state.budget
+        stats = result.stats
+        if not result.reduced:
+            return f"Same output: the whole result ({stats.input_chars:,} chars) fits the budget."
+        return (
+            f"Same output at {budget.max_chars:,} chars: the {result.strategy} reducer keeps "
+            "what it keeps whatever the budget (r picks another reducer)."
+        )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """← / → move the text cursor while the query is typed, and pan otherwise."""
+        return not (action == "pan" and isinstance(self.focused, Input))
+
+    def action_pan(self, direction: int) -> None:
+        """Pan both panes sideways by `PAN_STEP` characters."""
+        column = max(0, self.column + direction * PAN_STEP)
+        if column == self.column:
+            self.app.bell()
+            return
+        self.column = column
+        for view in self.query(LineView):
+            source = view.source
+            if isinstance(source, ShrunkSource | OriginalSource):
+                source.column = column
+                view.invalidate()
+        self._render_head()
+
+    def action_query(self) -> None:
+        box = self.query_one("#shrink-query", Input)
+        box.value = self.hint.query or ""
+        box.display = True
+        box.focus()
+
+    @on(Input.Submitted, "#shrink-query")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        query = event.value.strip() or None
+        event.input.display = False
+        self.query_one("#shrink-left").focus()
+        self.hint = replace(self.hint, query=query)
+        if query and self.state.reducer is None:
+            self.state.reducer = "semantic"
         self._render_head("shrinking…")
         self.reshrink()
 
@@ -358,8 +433,20 @@ class ShrinkScreen(KlipuiScreen):
             self._render_arithmetic()
 
     def action_back(self) -> None:
+        box = self.query_one("#shrink-query", Input)
+        if box.display:
+            box.display = False
+            self.query_one("#shrink-left").focus()
+            return
         self.app.pop_screen()
 
     @property
     def original_lines(self) -> int:
         return len(split_lines(self.state.original))
+
+
+def app_wording(note: str) -> str:
+    """An engine note as this pane says it: a key where the note names a command-line flag."""
+    for flag, key in CLI_WORDING:
+        note = note.replace(flag, key)
+    return note

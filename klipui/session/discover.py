@@ -43,6 +43,9 @@ class Root:
     path: Path
     pattern: str
     """A `Path.glob` pattern relative to `path`."""
+    orphans_only: bool = False
+    """Sub-agent transcripts (`<project>/<session>/subagents/`): only those whose session file
+    is gone are listed; the others are reached from their session."""
 
 
 def default_roots() -> list[Root]:
@@ -53,6 +56,7 @@ def default_roots() -> list[Root]:
     dsh = Path(os.environ.get("DSH_HOME") or home / ".dsh")
     return [
         Root("claude", claude / "projects", "*/*.jsonl"),
+        Root("claude", claude / "projects", "*/*/subagents/agent-*.jsonl", orphans_only=True),
         Root("codex", codex / "sessions", "**/rollout-*.jsonl"),
         Root("codex", codex / "archived_sessions", "rollout-*.jsonl"),
         Root("pi", home / ".pi" / "agent" / "sessions", "*/*.jsonl"),
@@ -66,8 +70,13 @@ def is_session_name(path: Path) -> bool:
     return name.endswith(SESSION_SUFFIXES) and not (name.startswith(".") and ".tmp" in name)
 
 
-def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
+def find_session_files(
+    paths: Sequence[str | Path] | None = None, *, archive: bool = True
+) -> list[Path]:
     """Session files under `paths` (files, folders or globs), or under the default roots.
+
+    With no `paths`, the sessions of klipui's archive join the list (`archive=False` leaves
+    them out): a copy whose original is listed appears only when it is the newer of the two.
 
     A file given by name is taken whatever its name; folders are searched recursively for
     `.jsonl` / `.jsonl.zstd` files. FileNotFoundError for a named path (not a glob) that does
@@ -80,8 +89,9 @@ def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
         for root in default_roots():
             if root.path.is_dir():
                 for path in _root_files(root):
-                    found[path] = None
-        return list(found)
+                    if not (root.orphans_only and _has_session(path)):
+                        found[path] = None
+        return _with_archive(list(found)) if archive else list(found)
     for given in paths:
         text = str(given)
         if glob.has_magic(text):
@@ -100,9 +110,37 @@ def find_session_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
     return list(found)
 
 
+def _with_archive(found: list[Path]) -> list[Path]:
+    """`found` and the session files of klipui's archive (found with the same patterns under
+    the archive's mirror of each root), merged by `klipui.archive.merge_archived`; `found`
+    alone when the archive cannot be read: a damaged archive never ends a listing."""
+    from klipui.archive.layout import default_archive_dir, root_key
+    from klipui.archive.listing import merge_archived
+
+    archive = default_archive_dir()
+    if not archive.is_dir():
+        return found
+    copies: dict[Path, None] = {}
+    for root in default_roots():
+        mirror = Root(root.agent, archive / root_key(root), root.pattern, root.orphans_only)
+        if mirror.path.is_dir():
+            copies.update(dict.fromkeys(_root_files(mirror)))
+    try:
+        return merge_archived(found, list(copies), archive)
+    except (OSError, ValueError):
+        return found
+
+
+def _has_session(subagent: Path) -> bool:
+    """True when `<project>/<session>/subagents/agent-*.jsonl` has its `<session>.jsonl`."""
+    folder = subagent.parent.parent
+    return folder.with_name(folder.name + ".jsonl").exists()
+
+
 def _root_files(root: Root) -> list[Path]:
-    """The files under `root` that its pattern matches (every pattern component but the last is
-    `*` or `**`), and the folders on the way that could not be listed."""
+    """The files under `root` that its pattern matches (each folder component a name or an
+    fnmatch pattern, or `**` for any depth), and the folders on the way that could not be
+    listed."""
     *folders, name = root.pattern.split("/")
     depth = None if "**" in folders else len(folders)
     unreadable: list[Path] = []
@@ -116,6 +154,8 @@ def _root_files(root: Root) -> list[Path]:
         level = 0 if directory == base else directory[len(base) :].strip(os.sep).count(os.sep) + 1
         if depth is not None and level >= depth:
             subdirs.clear()
+        elif depth is not None:  # a folder component may be a name ("subagents") or a pattern
+            subdirs[:] = [d for d in subdirs if fnmatch.fnmatchcase(d, folders[level])]
         if depth is None or level == depth:
             matched.extend(
                 Path(directory, entry)
@@ -239,6 +279,7 @@ def discover(
     """
     file_list = list(files) if files is not None else find_session_files(paths)
     store = InfoCache() if cache is True else (cache or None)
+    mark = _archive_marker()
     pending: list[tuple[Path, os.stat_result]] = []
     done = 0
     total = len(file_list)
@@ -252,7 +293,7 @@ def discover(
                 total += 1 if exact else 0
             if on_progress:
                 on_progress(done, total)
-            yield info
+            yield mark(info)
         if not exact:
             return
         for path, stat in pending:
@@ -262,13 +303,27 @@ def discover(
             done += 1
             if on_progress:
                 on_progress(done, total)
-            yield info
+            yield mark(info)
             if store is not None and time.monotonic() - last_save > _SAVE_EVERY:
                 store.save()
                 last_save = time.monotonic()
     finally:
         if store is not None:
             store.save()
+
+
+def _archive_marker() -> Callable[[SessionInfo], SessionInfo]:
+    """A function that sets `archived` on the info of a file inside klipui's archive."""
+    from klipui.archive.layout import default_archive_dir
+
+    folder = os.path.abspath(default_archive_dir())
+
+    def mark(info: SessionInfo) -> SessionInfo:
+        if os.path.abspath(info.path).startswith(folder + os.sep):
+            info.archived = True
+        return info
+
+    return mark
 
 
 def _first_info(path: Path, store: InfoCache | None) -> tuple[SessionInfo, os.stat_result | None]:
@@ -290,11 +345,25 @@ def _first_info(path: Path, store: InfoCache | None) -> tuple[SessionInfo, os.st
     return info, (None if info.problem else stat)
 
 
+def placed_subagent(info: SessionInfo) -> SessionInfo:
+    """A Claude Code sub-agent transcript (`agent-*.jsonl`, beside its session or in its
+    `<session>/subagents/` folder) names the session it worked for as its parent: its records
+    carry that session's id."""
+    if (
+        info.format == "claude"
+        and info.parent is None
+        and info.session_id
+        and info.path.name.startswith("agent-")
+    ):
+        info.parent = info.session_id
+    return info
+
+
 def _guarded(reader: Callable[[Path], SessionInfo], path: Path) -> SessionInfo:
     """`reader(path)`, or for any error it lets through an info whose problem names it: one
     file must never end a listing."""
     try:
-        return reader(path)
+        return placed_subagent(reader(path))
     except Exception as error:  # the per-file catch-all of a listing
         return _problem(path, f"cannot be read ({type(error).__name__}: {str(error)[:120]})")
 

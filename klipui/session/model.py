@@ -216,3 +216,5 @@ class SessionInfo:
     """True once the figures come from a full read rather than an estimate from the head."""
     problem: str | None = None
     """Why the file could not be read, when it could not."""
+    archived: bool = False
+    """True for a copy in klipui's archive (see `klipui.archive`)."""

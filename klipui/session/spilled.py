@@ -245,8 +245,30 @@ def load_original(
         return Original(ref, None, f"not followed: {refused}")
     except OSError as error:
         return Original(ref, None, f"unreadable: {error.strerror or error}")
+    if data[:4] == _ZSTD_MAGIC and not capped:
+        data, size, capped = _unpacked(data, max_bytes)
     errors = "surrogateescape" if ref.kind == "spill" else "replace"
     return Original(ref, data.decode("utf-8", errors), size=size, capped=capped)
+
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def _unpacked(data: bytes, max_bytes: int) -> tuple[bytes, int, bool]:
+    """The content of a zstd original (klipui's archive keeps originals compressed): at most
+    `max_bytes`, cut at a line end; the data as it is when it does not decompress."""
+    import zstandard
+
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True)
+        out = reader.read(max_bytes + 1)
+    except zstandard.ZstdError:
+        return data, len(data), False
+    if len(out) <= max_bytes:
+        return out, len(out), False
+    out = out[:max_bytes]
+    end = out.rfind(b"\n")
+    return (out[: end + 1] if end >= 0 else out), max_bytes + 1, True
 
 
 def read_regular(folder: Path, name: str, max_bytes: int) -> tuple[bytes, int, bool]:

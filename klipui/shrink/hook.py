@@ -61,6 +61,8 @@ class HookConfig:
     reducers: str | None = None
     """A folder of extra reducer modules."""
     query: str | None = None
+    redact: bool = False
+    """Replace secrets in the result's text by placeholders (`klipui.redact`) before anything."""
 
 
 @dataclass(slots=True)

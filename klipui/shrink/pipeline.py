@@ -775,6 +775,32 @@ def _relevance(pieces: Sequence[_Piece], lines: Lines, hint: Hint) -> list[float
     return semantic.bm25(lines.text, spans, hint.query or "")
 
 
+TIES_CHARS = 2_000_000
+"""Up to this size, a plan over budget drops its least salient pieces first among those it ranks
+alike (a scan of the lines; bigger outputs go by the reducer's direction alone)."""
+
+
+RESERVE_SHARE = 8
+"""A plan over budget is first fit to all but `1 / RESERVE_SHARE` of it, left to salience."""
+
+
+def _ties_by_salience(name: str, relevance: object, lines: Lines) -> bool:
+    return relevance is None and name not in ("semantic", "size") and len(lines.text) <= TIES_CHARS
+
+
+def _salience_of(pieces: Sequence[_Piece], lines: Lines, hint: Hint, max_chars: int) -> list[float]:
+    """The highest salience of a line of each piece (a summary by the lines it stands for):
+    among pieces a reducer ranks alike, the least salient go first."""
+    score = salience.Scores(lines, hint, max_chars).score
+    starts = [piece.start for piece in pieces]
+    best = [0.0] * len(pieces)
+    for i, value in score.items():
+        k = bisect_right(starts, i) - 1
+        if k >= 0 and i < max(pieces[k].end, pieces[k].start + 1) and value > best[k]:
+            best[k] = value
+    return best
+
+
 def _adds_nothing(pieces: Sequence[_Piece], n: int) -> bool:
     """True for a plan that keeps every line and ranks none above another."""
     covered = 0
@@ -814,6 +840,15 @@ def _fit(
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
+    if _ties_by_salience(name, relevance, lines) and not _within(
+        *_total(pieces, layout), max_chars, max_rows
+    ):
+        relevance = _salience_of(pieces, lines, hint, max_chars)
+    if max_chars and name != "semantic" and not _within(*_total(pieces, layout), max_chars, 0):
+        # a plan over budget leaves a share of it to the salience fill (both ends, signals):
+        # a reducer may have recognised the text only in part
+        reserved = max_chars - max_chars // RESERVE_SHARE
+        pieces = _drop_by_priority(pieces, layout, reserved, max_rows, direction, relevance)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
@@ -990,7 +1025,10 @@ def _shrink(
     if not budget.max_line_chars and body_chars:
         parts.extend(_uncut_lines_note(lines, spans, body_chars))
     parts.extend(problems)
-    content = "\n".join(rows) + ("\n" if rows and rows[-1] == "" else "")
+    # the newline that ends the last line stays when that line is kept (it costs no more than
+    # the budget counted for the row)
+    ends_kept = bool(spans) and spans[-1] == Span("line", n - 1, n) and text.endswith("\n")
+    content = "\n".join(rows) + ("\n" if rows and (rows[-1] == "" or ends_kept) else "")
     stats = Stats(len(text), n, len(content), count_lines(content), kept_lines, n - kept_lines)
     return Shrunk(
         content, True, strategy, "; ".join(parts), stats, locator, tuple(spans), spill_problem

@@ -22,6 +22,7 @@ they fit the budget, so every gap keeps its exact omission marker.
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -39,6 +40,9 @@ SUMMARY = 950
 STRONG = 900
 FLOOR = 800
 """Lines a head+tail cut of a share of the budget keeps, from both ends."""
+END_BAND = 540
+"""The next `budget // FLOOR_SHARE` characters from each end: below weak signals, table outliers
+and headings, above context and rare lines."""
 PLANNED = 880
 """Lines a region's reducer keeps at its top priority."""
 PLAN_STEP = 150
@@ -56,7 +60,7 @@ BLOCK = 200
 
 FLOOR_SHARE = 6
 """Each end's floor is `budget // FLOOR_SHARE` characters of whole lines, taken before anything
-else; the next as many characters from each end rank at `FLOOR`."""
+else; the next as many characters from each end rank at `END_BAND`."""
 _NAMES = re.compile(
     r"\"[^\"\n]*\"|'[^'\n]*'|‘[^’\n]*’|“[^”\n]*”|`[^`\n]*`|\S*[/\\]\S*|\b\w*[_.]\w+"
 )
@@ -71,6 +75,27 @@ MAX_SPREAD = 32
 """Up to this many repeated signal templates are located by `list.index` (a scan in C each)."""
 READ_TOOLS = ("read", "cat", "view", "open")
 HEAD_TOOLS = ("grep", "search", "find", "glob", "read", "cat", "view")
+
+MAX_ECHO_CHARS = 2_000_000
+MAX_ECHO_SOURCES = 24
+MAX_ECHO_TOKENS = 32
+MAX_ECHOES = 4
+"""An id found more often than this is no link between lines (a date, a host name)."""
+ECHO = 420
+ECHO_BLOCK = 6
+_ID = re.compile(r"0x[0-9a-fA-F]{4,}|\b\d{4,}\b|\b[A-Za-z_][\w-]*\d[\w-]*\b")
+"""Ids: addresses, numbers of 4 digits or more, names holding a digit."""
+MAX_COLUMN_LINES = 20_000
+"""Outputs with more lines are not read as tables (their templates must do)."""
+MIN_TABLE_ROWS = 12
+COLUMN_QUANTILE = 0.8
+MAX_COLUMNS = 12
+MAX_OUTLIERS = 12
+TOP_VALUES = 3
+COLUMN_RARE = 620
+COLUMN_TOP = 610
+_NUMBER = re.compile(r"[-+]?(\d[\d,]*(?:\.\d+)?)[ \t]*(%|[KMGTkmgt](?:i?B)?|B|ms|s|us|µs)?")
+_UNITS = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 _TEMPLATE_DROP = b"0123456789abcdefABCDEF.,: \t\r"
 """Bytes a template leaves out: digits, hex letters (ids, hashes), number punctuation, white
@@ -331,6 +356,7 @@ class Scores:
             i = first[groups[k]]
             if i + 1 < n:
                 self._raise(i + 1, HEADING - 50)
+        strongest = sorted(i for i, value in self.score.items() if value >= STRONG)
         # context around strong lines
         for i, value in list(self.score.items()):
             if value >= STRONG:
@@ -338,6 +364,7 @@ class Scores:
                     for j in (i - distance, i + distance):
                         if 0 <= j < n:
                             self._raise(j, context)
+        self._echoes(strongest)
         # distinct items: first and last of each repeated template; rare ones in repetitive text
         repeated = sum(c for c in counts.values() if c >= 3)
         rare_too = repeated >= REPETITIVE * n
@@ -350,8 +377,48 @@ class Scores:
             else:
                 self._raise(first[g], DISTINCT)
                 self._raise(last[g], DISTINCT)
+        self._columns()
         self._blocks()
         self._ends()
+
+    def _echoes(self, strong: list[int]) -> None:
+        """Where an id of a strong line or its neighbours (a thread's address, a pid, a request
+        id, a test name with digits) is found again elsewhere, that line and the block under it
+        rank next: the crashed thread's frames, the request's other log lines."""
+        if not strong or len(self.lines.text) > MAX_ECHO_CHARS:
+            return
+        lines, n, text = self.lines.lines, self.n, self.lines.text
+        sources = {j for i in strong[-MAX_ECHO_SOURCES:] for j in (i - 1, i, i + 1) if 0 <= j < n}
+        tokens: dict[str, None] = {}
+        for i in sorted(sources, reverse=True):
+            for token in _ID.findall(lines[i]):
+                tokens.setdefault(token, None)
+        starts = self.lines.starts
+        for token in list(tokens)[:MAX_ECHO_TOKENS]:
+            found: list[int] = []
+            position = text.find(token)
+            while position >= 0 and len(found) <= MAX_ECHOES:
+                found.append(bisect_right(starts, position) - 1)
+                position = text.find(token, position + len(token))
+            if len(found) > MAX_ECHOES:
+                continue
+            for i in found:
+                if i in sources:
+                    continue
+                self._raise(i, ECHO)
+                for k in range(1, ECHO_BLOCK + 1):
+                    if i + k >= n or not lines[i + k].strip():
+                        break
+                    self._raise(i + k, ECHO - 10 * k)
+
+    def _columns(self) -> None:
+        """Rows that stand out in a column: a rare value where few values repeat (a status
+        `hi` among `ii`, a level `E` among `I`, a mode `-rwsr-xr-x`), the largest numbers of a
+        numeric column (sizes, durations, counts)."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        for i, value in column_outliers(self.lines.lines).items():
+            self._raise(i, value)
 
     def _blocks(self) -> None:
         """The first line of each block after a blank line."""
@@ -376,6 +443,55 @@ class Scores:
             self._raise(i, FLOOR)
         for i in range(max(0, last - 4), last):
             self._raise(i, FLOOR + 10)
+
+
+def _number(field: str) -> float | None:
+    """`field` as a number (`1,204`, `47M`, `3.5%`, `120ms`), or None."""
+    match = _NUMBER.fullmatch(field)
+    if match is None:
+        return None
+    value = float(match.group(1).replace(",", ""))
+    return value * _UNITS.get((match.group(2) or "").upper()[:1], 1.0)
+
+
+def _leading_fields(lines: Sequence[str]) -> tuple[list[int], list[list[str]], int]:
+    """The rows of `lines` split on white space that have at least the number of fields most
+    rows reach (`COLUMN_QUANTILE` of the rows with two or more), and that number."""
+    split_rows = [(i, line.split()) for i, line in enumerate(lines)]
+    widths = sorted(len(fields) for _, fields in split_rows if len(fields) >= 2)
+    if len(widths) < MIN_TABLE_ROWS:
+        return [], [], 0
+    width = min(widths[int(len(widths) * (1 - COLUMN_QUANTILE))], MAX_COLUMNS)
+    rows = [(i, fields) for i, fields in split_rows if len(fields) >= width]
+    return [i for i, _ in rows], [fields for _, fields in rows], width
+
+
+def column_outliers(lines: Sequence[str]) -> dict[int, int]:
+    """`{line: score}` for the rows of a table-like output that stand out in one of its leading
+    columns: the rarest values of a column with few distinct values, and the largest values of
+    a numeric column; bounded per column, nothing when no column has that shape."""
+    index, rows, width = _leading_fields(lines)
+    found: dict[int, int] = {}
+    if not rows:
+        return found
+    count = len(rows)
+    for j in range(width):
+        column = [fields[j] for fields in rows]
+        values = Counter(column)
+        if 1 < len(values) <= max(3, count // 20):
+            rare = sorted((c, v) for v, c in values.items() if c <= max(1, count // 50))
+            picked = [k for k, v in enumerate(column) if v in {v for _, v in rare}]
+            if 0 < len(picked) <= MAX_OUTLIERS:
+                for k in picked:
+                    found[index[k]] = max(found.get(index[k], 0), COLUMN_RARE)
+            continue
+        numbers = [_number(v) for v in column]
+        known = [(x, k) for k, x in enumerate(numbers) if x is not None]
+        if len(known) < COLUMN_QUANTILE * count or len({x for x, _ in known}) < MIN_TABLE_ROWS:
+            continue
+        for _, k in heapq.nlargest(TOP_VALUES, known):
+            found[index[k]] = max(found.get(index[k], 0), COLUMN_TOP)
+    return found
 
 
 def _ends_order(n: int, hint: Hint) -> Iterator[int]:
@@ -436,7 +552,7 @@ def order(
     if share:
         head, tail = _end_lines(lines, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
-            scores._raise(i, FLOOR - rank // 8 if rank < 80 else FLOOR - 10)
+            scores._raise(i, END_BAND - rank // 8 if rank < 80 else END_BAND - 10)
     yield from _by_score(scores.score)
     yield from _ends_order(n, hint)
 
@@ -462,9 +578,12 @@ def _follow_plan(scores: Scores, region: Region) -> None:
     kept: set[int] = set()
     for item in keeps:
         kept.update(range(item.start, item.end))
+    salient = {i for i in kept if scores.score.get(i, 0) >= WEAK}
     for i in [i for i in scores.score if region.start <= i < region.end and i not in kept]:
         if scores.score[i] < STRONG:
             del scores.score[i]
+    for i in salient:
+        scores._raise(i, PLANNED + 10)
     for item in keeps:
         value = max(BLOCK, step[item.priority])
         for i in range(item.start, min(item.end, item.start + PLAN_LINES)):

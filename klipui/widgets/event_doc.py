@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any, Protocol
 
+from rich.cells import cell_len
 from rich.console import Console, RenderableType
 from rich.highlighter import Highlighter, JSONHighlighter, RegexHighlighter, ReprHighlighter
 from rich.markdown import Markdown
@@ -357,13 +359,13 @@ def _event_blocks(
             btype = block.get("type")
             text = clean_text(str(block.get("text") or ""))
             if btype == "reasoning" and text.strip():
-                header = Text(f"▸ thinking · {len(text):,} chars", styles["thinking"])
+                header = Text(f"{FOLDED} thinking · {len(text):,} chars", styles["thinking"])
                 out.append(
                     Block(
                         "thinking",
                         index,
                         header,
-                        TextBody(text, console, styles["thinking"]),
+                        prose_body(text, console, styles["thinking"]),
                         collapsed=True,
                     )
                 )
@@ -424,7 +426,7 @@ def _event_blocks(
             )
             _images(result.get("content"), index, styles, out)
     elif kind == "compaction/summary":
-        summary = clean_text(str(event.data.get("summary") or ""))
+        summary = clean_text(blocks_text(event.data.get("summary"), tool_calls=False, sep="\n\n"))
         out.append(
             Block(
                 "compaction",
@@ -472,6 +474,11 @@ def _images(content: Any, index: int, styles: dict[str, Style], out: list[Block]
             out.append(Block("image", index, Text(label, styles["image"])))
 
 
+FOLDED = "▸"
+UNFOLDED = "▾"
+"""The fold marker of a thinking block, folded and unfolded."""
+
+
 class EventDocument:
     """Blocks laid out as rows: header, body rows unless collapsed, one blank row."""
 
@@ -482,6 +489,10 @@ class EventDocument:
         self.current = 0 if blocks else -1
         self._width = -1
         self._starts: list[int] = [0]
+        self.highlight: re.Pattern[str] | None = None
+        """Find matches drawn in the `match` style on every row."""
+        self.current_match: tuple[int, int] | None = None
+        """(row, cell column) of the current find match, drawn in the `match-current` style."""
 
     def relayout(self) -> None:
         self._width = -1
@@ -531,6 +542,11 @@ class EventDocument:
         if offset == 0:
             mark = "▶ " if is_current else "  "
             header = block.header.copy()
+            fold = header.plain.find(FOLDED, 0, 16)
+            if fold >= 0 and not block.collapsed:
+                header = (
+                    header[:fold] + Text(UNFOLDED, self.styles["thinking"]) + header[fold + 1 :]
+                )
             if block.body is not None:
                 header.append("  [+]" if block.collapsed else "", self.styles["meta"])
             header.no_wrap = True
@@ -538,8 +554,64 @@ class EventDocument:
             segments = [Segment(mark, gutter_style), *header.render(self.console)]
             return Strip(Segment.apply_style(segments, base), None)
         assert block.body is not None
-        segments = [
-            Segment("│ ", gutter_style),
-            *block.body.render(offset - 1, max(1, width - GUTTER)),
-        ]
+        body = block.body.render(offset - 1, max(1, width - GUTTER))
+        if self.highlight is not None:
+            body = self._marked(body, row)
+        segments = [Segment("│ ", gutter_style), *body]
         return Strip(Segment.apply_style(segments, base), None)
+
+    def _marked(self, segments: list[Segment], row: int) -> list[Segment]:
+        """`segments` with the find matches of their text restyled (the current one apart)."""
+        assert self.highlight is not None
+        plain = "".join(segment.text for segment in segments)
+        found = list(self.highlight.finditer(plain))
+        if not found:
+            return segments
+        text = Text(end="", no_wrap=True)
+        for segment in segments:
+            text.append(segment.text, segment.style)
+        current = self.current_match
+        for match in found:
+            column = cell_len(plain[: match.start()])
+            is_current = current is not None and current == (row, column)
+            style = self.styles.get("match-current" if is_current else "match", Style(reverse=True))
+            text.stylize(style, match.start(), match.end())
+        return list(text.render(self.console))
+
+    def locate(self, index: int, pattern: re.Pattern[str], occurrence: int, width: int) -> int:
+        """The row of the `occurrence`-th match of `pattern` in block `index`'s body (its last
+        match when there are fewer, its header row when none), and sets it as the current match.
+        """
+        self._layout(width)
+        block = self.blocks[index]
+        header = self._starts[index]
+        body = block.body
+        self.current_match = None
+        if body is None:
+            return header
+        inner = max(1, width - GUTTER)
+        seen: tuple[int, int] | None = None
+        count = 0
+        if isinstance(body, TextBody):
+            body.rows(inner)
+            for number, line in enumerate(body.lines):
+                for match in pattern.finditer(line):
+                    row = body._starts[number] + match.start() // inner
+                    seen = (row, match.start() % inner)
+                    if count == occurrence:
+                        return self._current(header, seen)
+                    count += 1
+        else:
+            for row in range(body.rows(inner)):
+                plain = "".join(segment.text for segment in body.render(row, inner))
+                for match in pattern.finditer(plain):
+                    seen = (row, cell_len(plain[: match.start()]))
+                    if count == occurrence:
+                        return self._current(header, seen)
+                    count += 1
+        return self._current(header, seen) if seen is not None else header
+
+    def _current(self, header: int, place: tuple[int, int]) -> int:
+        row = header + 1 + place[0]
+        self.current_match = (row, place[1])
+        return row

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from rich.console import Console
@@ -37,7 +38,17 @@ STYLE_NAMES = (
     "gutter-error",
     "gutter-thinking",
     "gutter-compaction",
+    "match",
+    "match-current",
 )
+BLOCK_KINDS = {
+    "prompt": ("prompt",),
+    "answer": ("assistant", "compaction"),
+    "thinking": ("thinking",),
+    "call": ("call",),
+    "result": ("result", "error"),
+}
+"""The blocks that show each kind of searchable unit (see `klipui.search`)."""
 
 
 class EventView(LineView):
@@ -70,6 +81,8 @@ class EventView(LineView):
     EventView > .event-view--gutter-error { color: $error; }
     EventView > .event-view--gutter-thinking { color: $panel-lighten-2; }
     EventView > .event-view--gutter-compaction { color: $warning; }
+    EventView > .event-view--match { background: $warning 40%; }
+    EventView > .event-view--match-current { background: $warning; color: $background; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "block(1)", "Next block", show=False),
@@ -80,6 +93,8 @@ class EventView(LineView):
         Binding("t", "thinking", "Thinking", show=False),
         Binding("up", "scroll_up", "Scroll up", show=False),
         Binding("down", "scroll_down", "Scroll down", show=False),
+        Binding("k", "scroll_up", "Scroll up", show=False),
+        Binding("j", "scroll_down", "Scroll down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "scroll_home", "Top", show=False),
@@ -101,6 +116,8 @@ class EventView(LineView):
             LRUCache(DOCUMENTS_KEPT)
         )
         self._documents_of: Session | None = None
+        self.find_pattern: re.Pattern[str] | None = None
+        """Find matches to highlight in every turn shown."""
 
     def styles_map(self) -> dict[str, Style]:
         """The component styles by name, computed once per style change (each walks the DOM)."""
@@ -117,9 +134,10 @@ class EventView(LineView):
         end: int,
         show_all: bool = False,
         note: tuple[str, str] | None = None,
+        keep_place: bool = False,
     ) -> None:
         """Show `session.events[start:end]`, under `note` (a header line and a sentence) when
-        given.
+        given; with `keep_place`, at the same scroll and block as now (a turn that grew).
 
         The documents of recently shown turns are kept, so going back to one costs no rebuild."""
         if session is not self._documents_of:
@@ -130,9 +148,48 @@ class EventView(LineView):
         if document is None:
             document = self._build(session, start, end, show_all, note)
             self._documents[key] = document
+        if keep_place and self.document is not None:
+            document.current = min(self.document.current, len(document.blocks) - 1)
         self.document = document
-        self.set_source(document)
+        document.highlight = self.find_pattern
+        document.current_match = None
+        self.set_source(document, keep_scroll=keep_place)
         self.post_message(self.BlockChanged(self.current_block))
+
+    def set_find(self, pattern: re.Pattern[str] | None) -> None:
+        """Highlight the matches of `pattern` (None: none)."""
+        self.find_pattern = pattern
+        if self.document is not None:
+            self.document.highlight = pattern
+            self.document.current_match = None
+        self.invalidate()
+
+    def show_match(self, event_index: int, kind: str, occurrence: int) -> bool:
+        """Put the block cursor on the block of `event_index` that shows `kind` and scroll to the
+        `occurrence`-th match in it (unfolding the block); False when no block shows it."""
+        doc = self.document
+        if doc is None:
+            return False
+        kinds = BLOCK_KINDS.get(kind, (kind,))
+        found = [
+            i for i, b in enumerate(doc.blocks) if b.event_index == event_index and b.kind in kinds
+        ]
+        if not found:
+            return False
+        index = found[0]
+        block = doc.blocks[index]
+        if block.collapsed:
+            block.collapsed = False
+            doc.relayout()
+        doc.current = index
+        row = doc.block_row(index, self.text_width)
+        if self.find_pattern is not None:
+            row = doc.locate(index, self.find_pattern, occurrence, self.text_width)
+        self.invalidate()
+        height = self.scrollable_content_region.height
+        self.scroll_to(y=max(0, row - height // 3), animate=False)
+        self.post_message(self.BlockChanged(self.current_block))
+        return True
 
     def _build(
         self,
@@ -148,11 +205,23 @@ class EventView(LineView):
         if note is not None:
             header, sentence = note
             body = RichBody(Text(sentence, styles["meta"]), console)
-            blocks.insert(0, Block("ending", start, Text(header, styles["image"]), body))
-        document = EventDocument(blocks, styles, console)
-        if note is not None and len(blocks) > 1:
-            document.current = 1  # the note heads the turn; the cursor starts on its prompt
-        return document
+            # at the end of the turn: it says how this turn ended, not the one before
+            blocks.append(Block("ending", max(start, end - 1), Text(header, styles["image"]), body))
+        return EventDocument(blocks, styles, console)
+
+    @property
+    def at_end(self) -> bool:
+        """True when the last row is in view (nothing below it to scroll to)."""
+        return self.scroll_offset.y >= self.max_scroll_y - 1
+
+    def show_end(self) -> None:
+        """Scroll to the last row and put the block cursor on the last block."""
+        doc = self.document
+        if doc is not None and doc.blocks:
+            doc.current = len(doc.blocks) - 1
+            self.invalidate()
+            self.post_message(self.BlockChanged(self.current_block))
+        self.scroll_end(animate=False, immediate=True)
 
     @property
     def current_block(self) -> Block | None:

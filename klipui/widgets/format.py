@@ -4,34 +4,9 @@ from __future__ import annotations
 
 import time
 
+from klipui.labels import human_count, human_size, plural
 
-def human_size(size: int | None) -> str:
-    """`532 B`, `12.3 kB`, `4.0 MB`: decimal units, as the command line prints them."""
-    if size is None:
-        return "?"
-    value = float(size)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} GB"
-
-
-def plural(count: int, word: str) -> str:
-    """`1 turn`, `2 turns`, `1,024 lines`."""
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
-
-
-def human_count(count: int | None, exact: bool = True) -> str:
-    """`950`, `12.3k`, `4.1M`; `~` marks an estimate, `…` an unknown."""
-    if count is None:
-        return "…"
-    prefix = "" if exact else "~"
-    if count < 1000:
-        return f"{prefix}{count}"
-    if count < 1_000_000:
-        return f"{prefix}{count / 1000:.1f}k"
-    return f"{prefix}{count / 1_000_000:.1f}M"
+__all__ = ["human_count", "human_size", "one_line", "plural", "relative_time"]
 
 
 def relative_time(then: float | None, now: float | None = None) -> str:

@@ -7,12 +7,13 @@ given width and draws one row at a time. Drawn rows are kept in a small LRU cach
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
@@ -43,6 +44,11 @@ class EmptySource:
 
 class LineView(ScrollView, can_focus=True):
     """A ScrollView over a `RowSource`; rows are drawn lazily and cached."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "scroll_down", "Scroll down", show=False),
+        Binding("k", "scroll_up", "Scroll up", show=False),
+    ]
 
     DEFAULT_CSS = """
     LineView {

@@ -1,7 +1,7 @@
 """Row sources for the shrink pane: the shrunk text and the original, linked by `Shrunk.kept`.
 
-Both panes draw one row a line (cropped, never wrapped), so an output line and the input line it
-came from can be lined up by row number.
+Both panes draw one row a line (never wrapped, so an output line and the input line it came from
+line up by row number); a line wider than the pane ends in `…`, and `column` pans both sideways.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from klipui.labels import plural
 from klipui.session.display import clean_line
 from klipui.shrink import Shrunk, Span
 
@@ -67,10 +68,23 @@ class LineMap:
         return "summary" if out.kind == "summary" else "dropped"
 
 
-def _shown(line: str, width: int) -> str:
-    """A line of a tool output as a row shows it: the part that can fit, without control or
-    escape sequences (a long line is cut with room for the sequences removed)."""
-    return clean_line(line[: max(4 * width, width + 512)].expandtabs(4))
+def _shown(line: str, width: int, column: int = 0) -> str:
+    """A line of a tool output as a row shows it from `column` on: the part that can fit,
+    without control or escape sequences (a long line is cut with room for the sequences
+    removed), `…` first when the start is panned away."""
+    shown = clean_line(line[: column + max(4 * width, width + 512)].expandtabs(4))
+    if column <= 0:
+        return shown
+    rest = shown[column:]
+    return "…" + rest if rest else ""
+
+
+def _fit(text: Text, width: int) -> Text:
+    """One row: no wrap, `…` at the edge when the line goes on past it."""
+    text.no_wrap = True
+    text.end = ""
+    text.truncate(width, overflow="ellipsis")
+    return text
 
 
 def _gutter_width(count: int) -> int:
@@ -86,6 +100,8 @@ class ShrunkSource:
         self.console = console
         self.styles = styles
         self.digits = _gutter_width(shrunk.stats.input_lines)
+        self.column = 0
+        """Characters of each line panned away to the left."""
 
     def row_count(self, width: int) -> int:
         return len(self.lines)
@@ -103,11 +119,9 @@ class ShrunkSource:
             gutter, style = "…".rjust(self.digits), self.styles["marker"]
         text = Text.assemble(
             (gutter + "│", self.styles["gutter"]),
-            (_shown(self.lines[row], width), style),
+            (_shown(self.lines[row], width, self.column), style),
         )
-        text.no_wrap = True
-        text.end = ""
-        text.truncate(width)
+        _fit(text, width)
         return Strip(Segment.apply_style(list(text.render(self.console)), base), None)
 
 
@@ -122,6 +136,8 @@ class OriginalSource:
         self.console = console
         self.styles = styles
         self.digits = _gutter_width(len(self.lines))
+        self.column = 0
+        """Characters of each line panned away to the left."""
 
     def row_count(self, width: int) -> int:
         return len(self.lines)
@@ -130,15 +146,13 @@ class OriginalSource:
         state = self.line_map.state(row) if self.line_map is not None else "kept"
         mark = {"kept": "▌", "capped": "▐", "summary": "Σ"}.get(state, " ")
         style = self.styles["dropped"] if state == "dropped" else self.styles[state]
-        line = _shown(self.lines[row], width)
+        line = _shown(self.lines[row], width, self.column)
         text = Text.assemble(
             (f"{row + 1:>{self.digits}}", self.styles["gutter"]),
             (mark, self.styles["mark-" + state]),
             (line[: width + 1], style),
         )
-        text.no_wrap = True
-        text.end = ""
-        text.truncate(width)
+        _fit(text, width)
         return Strip(Segment.apply_style(list(text.render(self.console)), base), None)
 
 
@@ -158,7 +172,7 @@ def marker_arithmetic(original: str, shrunk: Shrunk) -> list[str]:
         shown = out_lines[index] if index < len(out_lines) else ""
         rows.append(
             f"out {index + 1:>5} {label}: input lines {span.start + 1:,}–{span.end:,} = "
-            f"{_plural(len(chunk), 'line')}, {_plural(chars, 'character')}  "
+            f"{plural(len(chunk), 'line')}, {plural(chars, 'character')}  "
             f"⟵ {clean_line(shown[:400]).strip()[:70]}"
         )
     total = shrunk.stats
@@ -168,7 +182,3 @@ def marker_arithmetic(original: str, shrunk: Shrunk) -> list[str]:
         f"dropped {total.dropped_lines:,}"
     )
     return rows
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")

@@ -59,6 +59,8 @@ class TurnList(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
+        Binding("k", "move(-1)", "Up", show=False),
+        Binding("j", "move(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "jump(0)", "First turn", show=False),
@@ -125,6 +127,22 @@ class TurnList(ScrollView, can_focus=True):
         self._anchor = None
         self.virtual_size = Size(self.size.width, len(turns))
         self.cursor = 0
+        self.refresh()
+
+    def update_turns(
+        self, turns: list[Turn], marks: dict[int, str], endings: dict[int, str]
+    ) -> None:
+        """Show a longer (or re-read) list of turns, keeping the cursor, the scroll and the
+        selection where those turns still exist."""
+        cursor = min(self.cursor, max(0, len(turns) - 1))
+        self.turns = turns
+        self.marks = marks
+        self.endings = endings
+        self.selected = {number for number in self.selected if number <= len(turns)}
+        self._rows.clear()
+        self.virtual_size = Size(self.size.width, len(turns))
+        if cursor != self.cursor:
+            self.cursor = cursor
         self.refresh()
 
     def set_marks(self, marks: dict[int, str]) -> None:

@@ -73,6 +73,9 @@ _SUMMARY = line_regex(
     r")",
 )
 
+MAX_SUMMARIES = 3
+"""Lines of one summary shape (digits aside) that all rank as summaries; more are headers."""
+_DIGITS = str.maketrans("", "", "0123456789")
 _SYSTEM = re.compile(r"^(?:/usr/|/opt/|/Library/|C:\\Program Files|/nix/store/)|/include/c\+\+/")
 _REQUIRED_HERE = line_regex(r"^[^\s:][^:\n]*:\d+:\d+:\s+required from here")
 _CONTEXT = line_regex(
@@ -118,11 +121,12 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     messages: Counter[str] = Counter()
     first_of: dict[str, int] = {}
     repeats: list[int] = []
+    summaries: dict[str, list[int]] = {}
     for i, m in lines.scan(_SCAN):
         kind = m.lastgroup
         line = text_lines[i]
         if kind == "summary":
-            mark(i, TOP)
+            summaries.setdefault(line.translate(_DIGITS), []).append(i)
             continue
         if kind == "required" or kind == "context":
             if not _SYSTEM.search(line):
@@ -148,6 +152,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         else:
             _mark_frame(text_lines, i, mark, HIGH if error and not system else LOW)
 
+    for found in summaries.values():
+        # a "summary" printed for every package (`# pkg`) heads its part: the first and the
+        # last rank as summaries, the others with the diagnostics
+        for k, i in enumerate(found):
+            mark(i, TOP if k in (0, len(found) - 1) or len(found) <= MAX_SUMMARIES else LOW)
     for i in repeats:
         if messages[_message_key(text_lines[i])] < 3:
             mark(i, LOW)

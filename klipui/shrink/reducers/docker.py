@@ -78,6 +78,7 @@ _COMPOSE = line_regex(
     r"|[\w.-]+(?:-\d+)? +\| \S.*)"
 )
 _SCAN = named_union(step=_STEP, final=_FINAL, error=_ERROR, noise=_NOISE, compose=_COMPOSE)
+_FROM = re.compile(r"(?i)[: \]]FROM \S")
 _COMMAND = re.compile(r"\b(?:docker|podman|buildah|nerdctl)\b|\bcompose\b")
 _KEEP_TAIL = 6
 """Output lines at the end of the failing step kept with its error."""
@@ -131,7 +132,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         return None
 
     for k, i in enumerate(steps):
-        mark(i, MID + 5 if k == len(steps) - 1 else MID)
+        # the first step and every `FROM` name the base images; the last is where it ended
+        first = k in (0, len(steps) - 1) or _FROM.search(text_lines[i]) is not None
+        mark(i, MID + 5 if first else MID)
     for i in finals:
         mark(i, TOP)
     seen: set[str] = set()

@@ -19,10 +19,11 @@ overflow = "head"
 MIN_LINES = 20
 FIRST_MATCHES = 2
 RARE_DEFINITIONS = 0.25
-_MATCH = re.compile(r"(?=[^\[(<\d]|[^\s:]*[/.])([^:\s][^:]*?)[:-](\d+)[:-](.*)")
+_MATCH = re.compile(r"(?=[^\[(<\d]|[^\s:]*[/.])([^:\s](?:[^:\s]| (?! ))*?)[:-](\d+)[:-](.*)")
 """`path:line:text` (or `path-line-text` for context lines). A path starts with neither a
 bracket nor a digit unless it holds a `/` or a `.`, so that a timestamp (`[12:00:01]`,
-`2024-05-01 12:00:01`) is not read as a path and a line number."""
+`2024-05-01 12:00:01`) is not read as a path and a line number; nor does a path hold a run of
+white space (the columns of `ls -l` or `git blame` before a date)."""
 _DEFINITION = re.compile(
     r"(?:export\s+|pub(?:\([^)]*\))?\s+|async\s+|static\s+|public\s+|private\s+|abstract\s+)*"
     r"(?:class|def|function|interface|type|struct|enum|trait|impl|fn|func|module|object|"

@@ -35,6 +35,7 @@ from klipui.shrink.reducers._patterns import (
     line_regex,
     sample,
 )
+from klipui.shrink.salience import column_outliers
 
 name = "sql"
 describe = "table headers, first and last rows and counts; costly plan nodes and timings kept"
@@ -225,6 +226,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             _mark_plan(text_lines, table.rows_start, table.rows_end, mark)
         else:
             _mark_rows(table, mark)
+            _mark_outliers(text_lines, table, mark)
     plan_lines = 0
     if not tables:
         plan_lines = _mark_plan(text_lines, 0, n, mark)
@@ -279,6 +281,14 @@ def _mark_rows(table: _Table, mark: Mark) -> None:
             mark(i, HIGH - FIRST_ROWS - (end - 1 - i))
         else:
             mark(i, FLOOR)
+
+
+def _mark_outliers(lines: list[str], table: _Table, mark: Mark) -> None:
+    """Rows that stand out in a column (a rare status, the largest sizes) rank with the first
+    rows: in a long table they are what a reader looks for."""
+    start, end = table.rows_start, table.rows_end
+    for k in column_outliers(lines[start:end]):
+        mark(start + k, HIGH - FIRST_ROWS)
 
 
 def _indent(line: str) -> int:
