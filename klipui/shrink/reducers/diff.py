@@ -100,10 +100,9 @@ class _Reading(NamedTuple):
     files: list[int]
     """The lines at `FILE` priority (headers, preamble), in order."""
     hunk_lines: list[int]
-    changed: list[int]
-    changed_hunk: list[int]
-    """The hunk number of each changed line (-1 before any hunk)."""
-    pairs: list[tuple[int, int]]
+    runs: list[tuple[int, int, int, int]]
+    """Runs of changes `(start, middle, end, hunk)`: lines `[start, middle)` removed, then
+    `[middle, end)` added, in hunk number `hunk` (-1 before any hunk)."""
 
 
 def _read(lines: list[str]) -> _Reading:
@@ -113,9 +112,7 @@ def _read(lines: list[str]) -> _Reading:
     priority = [0] * n
     files: list[int] = []
     hunk_lines: list[int] = []
-    changed: list[int] = []
-    changed_hunk: list[int] = []
-    pairs: list[tuple[int, int]] = []
+    runs: list[tuple[int, int, int, int]] = []
     in_hunk = False
     noisy = list(compress(range(n), map(not_, map(_QUIET.__contains__, firsts))))
     count = len(noisy)
@@ -140,20 +137,32 @@ def _read(lines: list[str]) -> _Reading:
             middle = k
             while k < n and firsts[k] == "+" and not lines[k].startswith("+++ "):
                 k += 1
-            changed.extend(range(i, k))
-            changed_hunk.extend(repeat(len(hunk_lines) - 1, k - i))
-            if middle - i == k - middle:
-                pairs.extend(zip(range(i, middle), range(middle, k), strict=True))
+            runs.append((i, middle, k, len(hunk_lines) - 1))
             position = bisect_left(noisy, k, position)  # the run is read
         elif first == "+" and not line.startswith("+++ "):
-            changed.append(i)
-            changed_hunk.append(len(hunk_lines) - 1)
+            runs.append((i, i, i + 1, len(hunk_lines) - 1))
         elif first != "\\" and not line.startswith(("+++ ", "--- ")):
             in_hunk = False
             if line.startswith(_FILE_HEADERS):
                 priority[i] = FILE
                 files.append(i)
-    return _Reading(priority, firsts, files, hunk_lines, changed, changed_hunk, pairs)
+    return _Reading(priority, firsts, files, hunk_lines, runs)
+
+
+def _changes(
+    runs: list[tuple[int, int, int, int]],
+) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+    """The changed lines, the hunk number of each, and the line pairs of the runs that remove
+    and add as many lines (a substitution)."""
+    changed: list[int] = []
+    changed_hunk: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    for start, middle, end, hunk in runs:
+        changed.extend(range(start, end))
+        changed_hunk.extend(repeat(hunk, end - start))
+        if middle - start == end - middle:
+            pairs.extend(zip(range(start, middle), range(middle, end), strict=True))
+    return changed, changed_hunk, pairs
 
 
 def _headers_overflow(lines: list[str], files: list[int], budget: Budget) -> bool:
@@ -177,8 +186,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     lines = split_lines(text)
     n = len(lines)
     reading = _read(lines)
-    priority, firsts, changed = reading.priority, reading.firsts, reading.changed
-    if not changed:
+    priority, firsts = reading.priority, reading.firsts
+    if not reading.runs:
         return None
     # the preamble of `git show` or a mailed patch: commit, author, date, message
     first = next((k for k in range(n) if priority[k] or lines[k].startswith("@@")), n)
@@ -192,9 +201,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         # too big to be one region of a segmented output, so the plan only feeds the
         # pipeline, which keeps no piece below the headers: rank nothing else
         return [Keep(start, end, FILE) for start, end in _consecutive(files)]
+    changed, changed_hunk, pairs = _changes(reading.runs)
     for k in changed:
         priority[k] = UNIQUE
-    pair_signatures = [_signature(lines[a], lines[b]) for a, b in reading.pairs]
+    pair_signatures = [_signature(lines[a], lines[b]) for a, b in pairs]
     counts = Counter(pair_signatures)
     mechanical = {
         signature
@@ -202,13 +212,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if count >= MECHANICAL_REPEATS and not _is_bump(signature)
     }
     if mechanical:
-        for (a, b), signature in zip(reading.pairs, pair_signatures, strict=True):
+        for (a, b), signature in zip(pairs, pair_signatures, strict=True):
             if signature in mechanical:
                 priority[a] = priority[b] = MECHANICAL
     hunk_lines = reading.hunk_lines
     unique_hunks = {
         hunk
-        for k, hunk in zip(changed, reading.changed_hunk, strict=True)
+        for k, hunk in zip(changed, changed_hunk, strict=True)
         if hunk >= 0 and priority[k] == UNIQUE
     }
     for index in unique_hunks:
