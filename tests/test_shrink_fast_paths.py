@@ -277,3 +277,29 @@ def test_json_sweep_gives_each_line_its_lowest_weight(
     for i in range(n):
         expected = min([w for a, b, w in lowered if a <= i < b], default=json.TOP)
         assert values[bisect_right(starts, i) - 1] == expected
+
+
+# outline reducer: the guarded scan ---------------------------------------------------------------
+
+_OUTLINE_PIECES = [
+    "", " ", "    ", "\t", "12\t", "  7→", "# ", "## Title", "NAME", "DESCRIPTION", "class ",
+    "export ", "default ", "abstract ", "interface ", "struct ", "enum ", "def ", "async ",
+    "function ", "fn ", "func ", "pub ", "pub(crate) ", "static ", "sub ", "proc ", "type ",
+    "__all__ = ", "MAX_SIZE = ", "x", "Rebase", "text", ":", "=", "(", ")", "object", "module",
+]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(st.lists(st.sampled_from(_OUTLINE_PIECES), max_size=5).map("".join), max_size=25)
+)
+def test_outline_guard_turns_away_no_outline_line(lines: list[str]) -> None:
+    from klipui.shrink.reducers import outline
+
+    text = "\n" + "\n".join(lines)
+    unguarded = re.compile(
+        outline._OUTLINE_LINE.pattern.replace(outline._GUARD, "", 1), outline._OUTLINE_LINE.flags
+    )
+    assert outline._GUARD in outline._OUTLINE_LINE.pattern
+    found = [(m.start(), m.lastgroup) for m in outline._OUTLINE_LINE.finditer(text)]
+    assert found == [(m.start(), m.lastgroup) for m in unguarded.finditer(text)]
