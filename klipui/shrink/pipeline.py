@@ -840,11 +840,9 @@ def _fit(
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
-    if _ties_by_salience(name, relevance, lines) and not _within(
-        *_total(pieces, layout), max_chars, max_rows
-    ):
+    if _ties_by_salience(name, relevance, lines) and not _fits(pieces, layout, max_chars, max_rows):
         relevance = _salience_of(pieces, lines, hint, max_chars)
-    if max_chars and name != "semantic" and not _within(*_total(pieces, layout), max_chars, 0):
+    if max_chars and name != "semantic" and not _fits(pieces, layout, max_chars, 0):
         # a plan over budget leaves a share of it to the salience fill (both ends, signals):
         # a reducer may have recognised the text only in part
         reserved = max_chars - max_chars // RESERVE_SHARE
