@@ -303,3 +303,21 @@ def test_outline_guard_turns_away_no_outline_line(lines: list[str]) -> None:
     assert outline._GUARD in outline._OUTLINE_LINE.pattern
     found = [(m.start(), m.lastgroup) for m in outline._OUTLINE_LINE.finditer(text)]
     assert found == [(m.start(), m.lastgroup) for m in unguarded.finditer(text)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    directories=st.lists(
+        st.lists(st.sampled_from(["a", "b", "ab", "", "."]), max_size=4).map("/".join),
+        max_size=8,
+    )
+)
+def test_tree_common_root_is_the_parts_every_directory_shares(directories: list[str]) -> None:
+    parts = [d.split("/") for d in directories if d and d != "."]
+    shared: list[str] = parts[0] if parts else []
+    for other in parts[1:]:
+        k = 0
+        while k < min(len(shared), len(other)) and shared[k] == other[k]:
+            k += 1
+        shared = shared[:k]
+    assert tree._common_root(directories) == "/".join(shared)
