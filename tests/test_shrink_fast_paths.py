@@ -321,3 +321,20 @@ def test_tree_common_root_is_the_parts_every_directory_shares(directories: list[
             k += 1
         shared = shared[:k]
     assert tree._common_root(directories) == "/".join(shared)
+
+
+# salience: a scan reused for the same lines, hint and budget ------------------------------------
+
+
+def test_salience_scores_are_reused_as_copies() -> None:
+    from klipui.shrink import salience
+
+    text = "".join(f"step {i} ok\n" for i in range(200)) + "error: disk full\nexit status 1\n"
+    lines = split(text, cache=False)
+    hint = Hint(tool="bash")
+    first = salience.Scores(lines, hint, 2000)
+    expected = dict(first.score)
+    first.score.clear()  # what `order` does to its copy must not reach the next one
+    again = salience.Scores(lines, hint, 2000)
+    assert again.score == expected and again.score is not first.score
+    assert salience.Scores(lines, Hint(tool="read"), 2000).score != expected
