@@ -96,7 +96,7 @@ def _bracket_lines(text: str, starts: list[int], opening: bool) -> list[int]:
     return found
 
 
-_BLANK = re.compile(r"\n[ \t\r]*\n")
+_BLANK = re.compile(r"\n[ \t\r]*+\n")
 
 
 def _containers(lines: list[str], text: str) -> list[_Container] | None:
