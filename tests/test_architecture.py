@@ -19,7 +19,6 @@ MAX_LINES = 60
 LONG_FOR_NOW = {
     "klipui/shrink/hook.py::on_tool_result",
     "klipui/shrink/pipeline.py::_shrink",
-    "klipui/shrink/reducers/diff.py::reduce",
     "klipui/shrink/reducers/lint.py::reduce",
     "klipui/shrink/reducers/log.py::reduce",
     "klipui/shrink/reducers/tests.py::_mark_blocks",

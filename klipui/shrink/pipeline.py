@@ -900,9 +900,7 @@ def _fit(
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
-    if _ties_by_salience(name, relevance, lines) and not _within(
-        *_total(pieces, layout), max_chars, max_rows
-    ):
+    if _ties_by_salience(name, relevance, lines) and not _fits(pieces, layout, max_chars, max_rows):
         scores = salience.Scores(lines, hint, max_chars).score
         pieces = _protect(pieces, layout, scores, max_chars)
         planned = len(pieces)

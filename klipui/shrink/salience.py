@@ -289,6 +289,11 @@ def _signals(
     return strong, mentions - strong
 
 
+_last_scan: tuple[Lines, tuple[Hint, int], dict[int, int]] | None = None
+"""The scores of the last scan: a shrink that ranks a plan's pieces by salience and then fills
+by salience scans the same lines with the same hint and budget twice."""
+
+
 class Scores:
     """Salience of each line of `lines` (sparse: routine lines have none)."""
 
@@ -298,8 +303,13 @@ class Scores:
         self.budget = budget
         self.n = len(lines)
         self.score: dict[int, int] = {}
-        if self.n:
+        global _last_scan
+        last = _last_scan
+        if last is not None and last[0] is lines and last[1] == (hint, budget):
+            self.score = dict(last[2])
+        elif self.n:
             self._scan()
+            _last_scan = (lines, (hint, budget), dict(self.score))
 
     def _raise(self, index: int, value: int) -> None:
         if self.score.get(index, -1) < value:

@@ -108,6 +108,25 @@ def detect(text: str, hint: Hint) -> bool:
     return problems >= 5 and problems >= len(lines) * 0.1
 
 
+def _mark_diagnostic(text_lines: list[str], i: int, mark: Mark) -> None:
+    """Mark the first line of a distinct diagnostic and its message or code frame: an error
+    high unless it comes from the system's own files (then low, unless required there)."""
+    line = text_lines[i]
+    error = "error" in line.lower() or "✘" in line
+    system = bool(_SYSTEM.search(line))
+    after_required = i > 0 and bool(_REQUIRED_HERE.match(text_lines[i - 1]))
+    if error and (not system or after_required):
+        mark(i, HIGH)
+    elif error:
+        mark(i, LOW)
+    else:
+        mark(i, MID if not system else FLOOR)
+    if line.startswith(("ERROR in ", "WARNING in ")):
+        _mark_message(text_lines, i, mark, MID if error else LOW)
+    else:
+        _mark_frame(text_lines, i, mark, HIGH if error and not system else LOW)
+
+
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     """Each distinct diagnostic first, then locations and code frames, then repeats."""
     lines = Lines(text)
@@ -138,19 +157,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             repeats.append(i)
             continue
         first_of[key] = i
-        error = "error" in line.lower() or "✘" in line
-        system = bool(_SYSTEM.search(line))
-        after_required = i > 0 and bool(_REQUIRED_HERE.match(text_lines[i - 1]))
-        if error and (not system or after_required):
-            mark(i, HIGH)
-        elif error:
-            mark(i, LOW)
-        else:
-            mark(i, MID if not system else FLOOR)
-        if line.startswith(("ERROR in ", "WARNING in ")):
-            _mark_message(text_lines, i, mark, MID if error else LOW)
-        else:
-            _mark_frame(text_lines, i, mark, HIGH if error and not system else LOW)
+        _mark_diagnostic(text_lines, i, mark)
 
     for found in summaries.values():
         # a "summary" printed for every package (`# pkg`) heads its part: the first and the

@@ -10,9 +10,10 @@ non-mechanical edit hidden in a big refactor survives; file headers survive long
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from itertools import compress, islice, pairwise, repeat
-from operator import itemgetter, ne, not_
+from operator import add, itemgetter, ne, not_
 from typing import NamedTuple
 
 from klipui.shrink import segments
@@ -99,10 +100,9 @@ class _Reading(NamedTuple):
     files: list[int]
     """The lines at `FILE` priority (headers, preamble), in order."""
     hunk_lines: list[int]
-    changed: list[int]
-    changed_hunk: list[int]
-    """The hunk number of each changed line (-1 before any hunk)."""
-    pairs: list[tuple[int, int]]
+    runs: list[tuple[int, int, int, int]]
+    """Runs of changes `(start, middle, end, hunk)`: lines `[start, middle)` removed, then
+    `[middle, end)` added, in hunk number `hunk` (-1 before any hunk)."""
 
 
 def _read(lines: list[str]) -> _Reading:
@@ -112,14 +112,14 @@ def _read(lines: list[str]) -> _Reading:
     priority = [0] * n
     files: list[int] = []
     hunk_lines: list[int] = []
-    changed: list[int] = []
-    changed_hunk: list[int] = []
-    pairs: list[tuple[int, int]] = []
+    runs: list[tuple[int, int, int, int]] = []
     in_hunk = False
-    resume = 0  # lines before it were read as part of a run of changes
-    for i in compress(range(n), map(not_, map(_QUIET.__contains__, firsts))):
-        if i < resume:
-            continue
+    noisy = list(compress(range(n), map(not_, map(_QUIET.__contains__, firsts))))
+    count = len(noisy)
+    position = 0
+    while position < count:
+        i = noisy[position]
+        position += 1
         line = lines[i]
         first = firsts[i]
         if first == "@" and _HUNK.match(line):
@@ -137,20 +137,32 @@ def _read(lines: list[str]) -> _Reading:
             middle = k
             while k < n and firsts[k] == "+" and not lines[k].startswith("+++ "):
                 k += 1
-            changed.extend(range(i, k))
-            changed_hunk.extend(repeat(len(hunk_lines) - 1, k - i))
-            if middle - i == k - middle:
-                pairs.extend(zip(range(i, middle), range(middle, k), strict=True))
-            resume = k
+            runs.append((i, middle, k, len(hunk_lines) - 1))
+            position = bisect_left(noisy, k, position)  # the run is read
         elif first == "+" and not line.startswith("+++ "):
-            changed.append(i)
-            changed_hunk.append(len(hunk_lines) - 1)
+            runs.append((i, i, i + 1, len(hunk_lines) - 1))
         elif first != "\\" and not line.startswith(("+++ ", "--- ")):
             in_hunk = False
             if line.startswith(_FILE_HEADERS):
                 priority[i] = FILE
                 files.append(i)
-    return _Reading(priority, firsts, files, hunk_lines, changed, changed_hunk, pairs)
+    return _Reading(priority, firsts, files, hunk_lines, runs)
+
+
+def _changes(
+    runs: list[tuple[int, int, int, int]],
+) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+    """The changed lines, the hunk number of each, and the line pairs of the runs that remove
+    and add as many lines (a substitution)."""
+    changed: list[int] = []
+    changed_hunk: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    for start, middle, end, hunk in runs:
+        changed.extend(range(start, end))
+        changed_hunk.extend(repeat(hunk, end - start))
+        if middle - start == end - middle:
+            pairs.extend(zip(range(start, middle), range(middle, end), strict=True))
+    return changed, changed_hunk, pairs
 
 
 def _headers_overflow(lines: list[str], files: list[int], budget: Budget) -> bool:
@@ -174,8 +186,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     lines = split_lines(text)
     n = len(lines)
     reading = _read(lines)
-    priority, firsts, changed = reading.priority, reading.firsts, reading.changed
-    if not changed:
+    priority, firsts = reading.priority, reading.firsts
+    if not reading.runs:
         return None
     # the preamble of `git show` or a mailed patch: commit, author, date, message
     first = next((k for k in range(n) if priority[k] or lines[k].startswith("@@")), n)
@@ -188,10 +200,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if len(text) > segments.MAX_CHARS and _headers_overflow(lines, files, budget):
         # too big to be one region of a segmented output, so the plan only feeds the
         # pipeline, which keeps no piece below the headers: rank nothing else
-        return _runs(priority, n)
+        return [Keep(start, end, FILE) for start, end in _consecutive(files)]
+    changed, changed_hunk, pairs = _changes(reading.runs)
     for k in changed:
         priority[k] = UNIQUE
-    pair_signatures = [_signature(lines[a], lines[b]) for a, b in reading.pairs]
+    pair_signatures = [_signature(lines[a], lines[b]) for a, b in pairs]
     counts = Counter(pair_signatures)
     mechanical = {
         signature
@@ -199,13 +212,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if count >= MECHANICAL_REPEATS and not _is_bump(signature)
     }
     if mechanical:
-        for (a, b), signature in zip(reading.pairs, pair_signatures, strict=True):
+        for (a, b), signature in zip(pairs, pair_signatures, strict=True):
             if signature in mechanical:
                 priority[a] = priority[b] = MECHANICAL
     hunk_lines = reading.hunk_lines
     unique_hunks = {
         hunk
-        for k, hunk in zip(changed, reading.changed_hunk, strict=True)
+        for k, hunk in zip(changed, changed_hunk, strict=True)
         if hunk >= 0 and priority[k] == UNIQUE
     }
     for index in unique_hunks:
@@ -216,6 +229,14 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             if priority[j] < context and firsts[j] in _CONTEXT_FIRSTS:
                 priority[j] = context
     return _runs(priority, n)
+
+
+def _consecutive(indices: list[int]) -> list[tuple[int, int]]:
+    """Runs of consecutive line indices (ascending) as `[start, end)` ranges."""
+    count = len(indices)
+    following = map(add, indices, repeat(1))  # where a run would go on
+    breaks = [0, *compress(range(1, count), map(ne, indices[1:], following)), count]
+    return [(indices[a], indices[b - 1] + 1) for a, b in pairwise(breaks) if a < b]
 
 
 def _runs(priority: list[int], n: int) -> Plan:

@@ -99,6 +99,19 @@ def detect(text: str, hint: Hint) -> bool:
     return noise >= 15 and noise >= len(lines) * 0.25 and signal >= 1
 
 
+def _line_priority(line: str, previous: int) -> int:
+    """A line's own rank: results, errors, warnings, a continuation of a warning or error."""
+    if _TOP.match(line):
+        return TOP
+    if _ERROR.match(line):
+        return HIGH
+    if _WARNING.match(line):
+        return MID
+    if previous >= MID and _CONTINUATION.match(line):
+        return LOW
+    return FLOOR
+
+
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     """Results first, then errors, then distinct warnings with their explanation lines."""
     lines = Lines(text)
@@ -122,16 +135,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             block_priority = 0
             in_error = False
             continue
-        if top_match(line):
-            p = TOP
-        elif _ERROR.match(line):
-            p = HIGH
-        elif _WARNING.match(line):
-            p = MID
-        elif previous >= MID and _CONTINUATION.match(line):
-            p = LOW
-        else:
-            p = FLOOR
+        p = _line_priority(line, previous)
         if _NPM_WARN.match(line):
             if block_priority:
                 p = max(p, block_priority - 10)

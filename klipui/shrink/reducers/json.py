@@ -18,8 +18,7 @@ import heapq
 import json as jsonlib
 import re
 from bisect import bisect_right
-from itertools import compress, pairwise, repeat
-from operator import ne
+from itertools import pairwise, repeat
 from typing import Any
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
@@ -65,13 +64,18 @@ _OPEN = re.compile(r"[{\[][ \t\r]*$", re.M)
 the nesting of pretty-printed JSON."""
 
 
+_SAMPLE = 1 << 20
+
+
 def _bracket_lines(text: str, starts: list[int], opening: bool) -> list[int]:
     """The lines `_OPEN` (or `_CLOSE`) matches, in order. When brackets are about as rare as
-    the lines that hold one alone, each is found by substring search and its line checked;
-    otherwise one regex scan (which tries every character) is cheaper."""
+    the lines that hold one alone (judged on the first `_SAMPLE` characters), each is found by
+    substring search and its line checked; otherwise one regex scan (which tries every
+    character) is cheaper. Both ways find the same lines."""
     brackets = "{[" if opening else "}]"
     pattern = _OPEN if opening else _CLOSE
-    if text.count(brackets[0]) + text.count(brackets[1]) > len(starts) // 2:
+    head = text[:_SAMPLE]
+    if head.count(brackets[0]) + head.count(brackets[1]) > (head.count("\n") + 1) // 2:
         shift = -1 if opening else 0
         return [bisect_right(starts, m.start()) + shift for m in pattern.finditer(text)]
     found: list[int] = []
@@ -92,7 +96,7 @@ def _bracket_lines(text: str, starts: list[int], opening: bool) -> list[int]:
     return found
 
 
-_BLANK = re.compile(r"\n[ \t\r]*\n")
+_BLANK = re.compile(r"\n[ \t\r]*+\n")
 
 
 def _containers(lines: list[str], text: str) -> list[_Container] | None:
@@ -149,17 +153,13 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
     if containers is None:
         return None
     n = len(lines)
-    priority: list[float] = [TOP] * n
+    lowered: list[tuple[int, int, float]] = []
     cuts: set[int] = set()
 
-    def lower(first: int, last: int, weight: float, depth: int) -> None:
+    def lower(first: int, last: int, weight: float) -> None:
         cuts.add(first)
-        if depth <= 1:
-            # containers come outer first and weights below the top level are under -2, which
-            # is under every top-level weight: nothing lower is overwritten
-            priority[first:last] = repeat(weight, last - first)
-        else:
-            priority[first:last] = map(min, priority[first:last], repeat(weight, last - first))
+        if first < last:
+            lowered.append((first, last, weight))
 
     for container in containers:
         children = container.children
@@ -170,24 +170,48 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
         if container.depth == 0:
             # top-level keys go last, the biggest first
             for first, last in zip(bounds[keep:], bounds[keep + 1 :], strict=False):
-                lower(first, last, -1 - (last - first) / (n + 1), 0)
+                lower(first, last, -1 - (last - first) / (n + 1))
         else:
             # the first items and the last one (often the newest) are the sample
             weight = -len(children) * (2**container.depth)
             sample_weight = min(-2, weight // 4)
-            depth = container.depth
-            lower(children[0], children[keep], sample_weight, depth)
-            lower(children[keep], children[-1], weight, depth)
-            lower(children[-1], container.close, sample_weight, depth)
-    cuts.update(compress(range(1, n), map(ne, priority[1:], priority[:-1])))
+            lower(children[0], children[keep], sample_weight)
+            lower(children[keep], children[-1], weight)
+            lower(children[-1], container.close, sample_weight)
+    starts, values = _lowest(lowered, n)
+    cuts.update(
+        start for start, a, b in zip(starts[1:], values[:-1], values[1:], strict=True) if a != b
+    )
     bounds = sorted(cuts | {0, n})
     plan: Plan = [
         # Fractional priorities rank top-level keys by size; Keep only compares them.
-        Keep(start, end, priority[start])  # type: ignore[arg-type]
+        Keep(start, end, values[bisect_right(starts, start) - 1])  # type: ignore[arg-type]
         for start, end in pairwise(bounds)
         if start < end
     ]
     return plan if len(plan) > 1 else None
+
+
+def _lowest(lowered: list[tuple[int, int, float]], n: int) -> tuple[list[int], list[float]]:
+    """The priority of every line as `(starts, values)`: line i has the value of the last start
+    at or before it, the lowest weight of the ranges `[first, last)` holding it (`TOP` outside
+    every range). One sweep over the range ends, instead of writing each range's weight into
+    each of its lines (nested collections would write their lines once a level)."""
+    lowered.sort()
+    points = sorted({0, n, *(first for first, _, _ in lowered), *(last for _, last, _ in lowered)})
+    active: list[tuple[float, int]] = []  # (weight, last), lowest first; ended ones linger
+    starts: list[int] = []
+    values: list[float] = []
+    k = 0
+    for point in points[:-1]:
+        while k < len(lowered) and lowered[k][0] == point:
+            heapq.heappush(active, (lowered[k][2], lowered[k][1]))
+            k += 1
+        while active and active[0][1] <= point:
+            heapq.heappop(active)
+        starts.append(point)
+        values.append(active[0][0] if active else TOP)
+    return starts, values
 
 
 def _sampled(value: Any, depth: int = 0) -> Any:

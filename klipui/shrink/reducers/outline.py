@@ -81,8 +81,14 @@ _KINDS = {
     "dunder": r"__\w+__[ \t]*(?::[^=\n]*)?=",
     "constant": r"[A-Z][A-Z0-9_]+[ \t]*(?::[^=\n]*)?=",
 }
+_GUARD = r"(?=[ \t]*+\d|[#A-Z_acdefimopst]|[ \t]++[adfps])"
+"""What every outline line starts with: a line number, the first letter of a kind that starts
+at the margin, or, after indentation, the first letter of a method's words. A cheap test that
+turns most body lines away before the kinds are tried one by one."""
 _OUTLINE_LINE = re.compile(
-    r"\n(?:[ \t]*+\d+(?:\t|→))?(?:"
+    r"\n"
+    + _GUARD
+    + r"(?:[ \t]*+\d+(?:\t|→))?(?:"
     + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _KINDS.items())
     + ")",
     re.MULTILINE,

@@ -221,29 +221,59 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         return None
     priority = Marks()
     mark = priority.mark
-
     text_lines = lines.lines
-    summary_lines: list[int] = []
-    sections: list[int] = []
-    headers: list[tuple[int, str]] = []
     found = {i: _kind(text_lines[i]) for i, _ in lines.scan(_SCAN)}
     for i in lines_containing(lines, (_GO_LOCATION,)):
         if i not in found and _PANIC.match(text_lines[i]):
             found[i] = "panic"
-    searched: dict[str, list[int]] = {}
+    headers, stops = _mark_found(lines, found, mark)
+    _mark_blocks(lines, headers, stops, mark)
+    searched = _Searched(lines)
+    _mark_fail_index(lines, bool(headers), searched, mark)
+    for i in lines.hits(_SETUP_LINE):
+        mark(i, MID - 5)
+    skips = {*lines_containing(lines, _SKIP_WORDS), *searched.leading()}
+    skips.update(i for i in searched.failing() if "XFAIL" in text_lines[i])
+    for i in sorted(skips):
+        if _SKIPPED.match(text_lines[i]):
+            mark(i, LOW + 5)
+    if not priority:
+        return None
+    fitter = Fitter(lines, budget)
+    fitter.add_marks(priority)
+    return finish(fitter.plan(), n)
 
-    def failing() -> list[int]:
-        """The lines holding `FAIL` (searched once)."""
-        if "fail" not in searched:
-            searched["fail"] = lines_containing(lines, (_FAIL,))
-        return searched["fail"]
 
-    def leading() -> list[int]:
-        """The lines `_LEADING` matches (searched once)."""
-        if "leading" not in searched:
-            searched["leading"] = lines.hits(_LEADING)
-        return searched["leading"]
+class _Searched:
+    """Whole-text searches that several rules share, each run once."""
 
+    def __init__(self, lines: Lines) -> None:
+        self.lines = lines
+        self._fail: list[int] | None = None
+        self._leading: list[int] | None = None
+
+    def failing(self) -> list[int]:
+        """The lines holding `FAIL`."""
+        if self._fail is None:
+            self._fail = lines_containing(self.lines, (_FAIL,))
+        return self._fail
+
+    def leading(self) -> list[int]:
+        """The lines `_LEADING` matches."""
+        if self._leading is None:
+            self._leading = self.lines.hits(_LEADING)
+        return self._leading
+
+
+def _mark_found(
+    lines: Lines, found: dict[int, str], mark: Mark
+) -> tuple[list[tuple[int, str]], list[int]]:
+    """Mark the summaries, sections and panics found; the failure headers (sorted) and the
+    lines where a failure block stops."""
+    text_lines = lines.lines
+    summary_lines: list[int] = []
+    sections: list[int] = []
+    headers: list[tuple[int, str]] = []
     for i, kind in found.items():
         if kind == "summary":
             summary_lines.append(i)
@@ -265,33 +295,25 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             headers.append((i, "surefire"))
     headers.sort()
     stops = sorted({i for i, _ in headers} | set(summary_lines) | set(sections))
-    _mark_blocks(lines, headers, stops, mark)
+    return headers, stops
 
-    if not headers:
+
+def _mark_fail_index(lines: Lines, has_headers: bool, searched: _Searched, mark: Mark) -> None:
+    """Mark the one-line index of the failures (`test x ... FAILED`, `path::test FAILED`):
+    each names a failing test, which the summary does not always repeat. Without failure
+    blocks, each such line keeps a few lines after it."""
+    text_lines = lines.lines
+    n = len(text_lines)
+    if not has_headers:
         for i in lines.hits(_FAIL_LINE):
             mark(i, MID)
             for j in range(i + 1, min(n, i + 6)):
                 mark(j, LOW)
-    else:
-        # one-line index of the failures (`test x ... FAILED`, `path::test FAILED`): each names
-        # a failing test, which the summary does not always repeat
-        candidates = sorted({*failing(), *lines_containing(lines, _FAIL_WORDS), *leading()})
-        for i in candidates:
-            if _FAIL_LINE.match(text_lines[i]):
-                mark(i, MID + 10)
-
-    for i in lines.hits(_SETUP_LINE):
-        mark(i, MID - 5)
-    skips = {*lines_containing(lines, _SKIP_WORDS), *leading()}
-    skips.update(i for i in failing() if "XFAIL" in text_lines[i])
-    for i in sorted(skips):
-        if _SKIPPED.match(text_lines[i]):
-            mark(i, LOW + 5)
-    if not priority:
-        return None
-    fitter = Fitter(lines, budget)
-    fitter.add_marks(priority)
-    return finish(fitter.plan(), n)
+        return
+    candidates = {*searched.failing(), *lines_containing(lines, _FAIL_WORDS), *searched.leading()}
+    for i in sorted(candidates):
+        if _FAIL_LINE.match(text_lines[i]):
+            mark(i, MID + 10)
 
 
 def _mark_blocks(

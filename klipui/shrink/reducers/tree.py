@@ -102,7 +102,7 @@ def _sections(lines: list[str]) -> list[_Group]:
     lead = _nonblank(lines, 0, heads[0] if heads else n)
     if lead:
         groups.append(_Group(".", -1, lead[0], lead[-1] + 1, 0, lead))
-    for head, stop in zip(heads, [*heads[1:], n], strict=True):
+    for head, stop in zip(heads, [*heads[1:], n] if heads else [], strict=True):
         entries = _nonblank(lines, head + 1, stop)
         end = entries[-1] + 1 if entries else head + 1
         groups.append(_Group(lines[head].rstrip(":").rstrip("/"), head, head + 1, end, 0, entries))
@@ -128,15 +128,13 @@ def _common_root(directories: list[str]) -> str:
     parts = [d.split("/") for d in directories if d and d != "."]
     if not parts:
         return ""
-    prefix = parts[0]
-    for other in parts[1:]:
-        k = 0
-        while k < min(len(prefix), len(other)) and prefix[k] == other[k]:
-            k += 1
-        prefix = prefix[:k]
-        if not prefix:
-            break
-    return "/".join(prefix)
+    # every list of parts lies between the smallest and the largest, so the parts all share
+    # are those these two share
+    low, high = min(parts), max(parts)
+    k = 0
+    while k < min(len(low), len(high)) and low[k] == high[k]:
+        k += 1
+    return "/".join(low[:k])
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
@@ -194,6 +192,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             first_of_top[top] -= len(lead)
             tiers = [(lead, 6), (kept[len(lead) : first], entry_priority), tiers[1]]
         for tier, priority in tiers:
+            if tier and tier[-1] - tier[0] == len(tier) - 1:  # consecutive lines: one run
+                plan.append(Keep(tier[0], tier[-1] + 1, priority))
+                continue
             run_start = -1
             for index, i in enumerate(tier):
                 if run_start < 0:

@@ -1,0 +1,340 @@
+"""The fast paths of the shrink engine give what the plain ones give.
+
+Each speed-up (a cheap guard before a regex, a substring search instead of a scan, a fit check
+that stops early, a plan that ranks nothing the pipeline would drop) is checked against the
+straightforward computation it replaces, on random and crafted inputs.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from itertools import pairwise
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from klipui.shrink import Budget, Hint, Keep, Summary, segments, shrink
+from klipui.shrink import pipeline as pipeline_module
+from klipui.shrink.reducers import diff, json, log, tests, tree
+from klipui.shrink.reducers._patterns import Lines, line_regex, lines_containing
+from klipui.shrink.text import marker, marker_length, split
+
+# tests reducer: the guarded scan ---------------------------------------------------------------
+
+_RUNNER_PIECES = [
+    "", " ", "  ", "\t", "=", "=====", "_____", "-----", "---- ", "--- FAIL: ", "FAIL", "FAILED",
+    "ERROR", "ERROR: ", "not ok ", "ok ", "OK ", "● ", "✗", "×", "test ", "test result: ",
+    "error: ", "Tests run: ", "Tests: ", "Test Suites: ", "[ERROR] ", "[INFO] ", "BUILD ",
+    "SUCCESS", "FAILURE", "Snapshots: ", "# tests ", "# fail ", "!!! ", "Ran 3 tests in ",
+    "rspec ./", "FAILURES!", "failures:", "Failures:", "panic: ", "fatal error: ", "main.go:",
+    "12", "3 ", "passed", "failed", " passing", "examples, ", "failures", "(", ")", "x",
+    "foo_test", "::", " stdout ----", " ... ", "ignored", "platform linux -- Python 3",
+    "rootdir: /x", "collected 4 items", "running 2 tests", "Running tests/x (target/y)",
+    "Test run started", "SKIPPED ", "XFAIL ", "XPASS ", " <<< FAILURE!", "1.5s", "ms", ",",
+]  # fmt: skip
+
+
+def _runner_text() -> st.SearchStrategy[str]:
+    line = st.lists(st.sampled_from(_RUNNER_PIECES), max_size=6).map("".join)
+    return st.lists(line, min_size=1, max_size=30).map("\n".join)
+
+
+def _one_named_union() -> re.Pattern[str]:
+    """Headers, summaries, sections and panics as one alternation, named by group: what the
+    guarded scan, `_kind` and the search for go locations stand for."""
+    return line_regex(
+        "^(?:"
+        + tests._HEADER.pattern[4:-1]
+        + "|(?P<summary>"
+        + tests._SUMMARY.pattern[4:-1]
+        + ")|(?P<section>"
+        + tests._SECTION.pattern[4:-1]
+        + ")|(?P<panic>"
+        + tests._PANIC.pattern[4:-1]
+        + "))"
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_runner_text())
+def test_tests_scan_guard_turns_away_no_line_the_patterns_match(text: str) -> None:
+    lines = Lines(text)
+    found = {i: tests._kind(lines.lines[i]) for i, _ in lines.scan(tests._SCAN)}
+    for i in lines_containing(lines, (tests._GO_LOCATION,)):
+        if i not in found and tests._PANIC.match(lines.lines[i]):
+            found[i] = "panic"
+    union = _one_named_union()
+    expected = {}
+    for i, line in enumerate(lines.lines):
+        match = union.match(line)
+        if match is not None:
+            expected[i] = match.lastgroup
+    assert found == expected
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=_runner_text())
+def test_tests_setup_and_leading_scans_match_the_line_patterns(text: str) -> None:
+    lines = Lines(text)
+    assert lines.hits(tests._SETUP_LINE) == [
+        i for i, line in enumerate(lines.lines) if tests._SETUP.match(line)
+    ]
+    fail_candidates = {
+        *lines_containing(lines, (tests._FAIL, *tests._FAIL_WORDS)),
+        *lines.hits(tests._LEADING),
+    }
+    assert {i for i in fail_candidates if tests._FAIL_LINE.match(lines.lines[i])} == {
+        i for i, line in enumerate(lines.lines) if tests._FAIL_LINE.match(line)
+    }
+    skip_candidates = {
+        *lines_containing(lines, (*tests._SKIP_WORDS, "XFAIL")),
+        *lines.hits(tests._LEADING),
+    }
+    assert {i for i in skip_candidates if tests._SKIPPED.match(lines.lines[i])} == {
+        i for i, line in enumerate(lines.lines) if tests._SKIPPED.match(line)
+    }
+
+
+# json reducer: bracket lines ------------------------------------------------------------------
+
+
+def _bracket_text() -> st.SearchStrategy[str]:
+    piece = st.sampled_from(["{", "}", "[", "]", " ", "\t", "\r", '"a": 1', ",", "x", "\n"])
+    return st.lists(piece, max_size=60).map("".join)
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=_bracket_text())
+def test_json_bracket_lines_by_search_equal_the_regex_scan(text: str) -> None:
+    starts = split(text, cache=False).starts
+    for opening in (True, False):
+        pattern = json._OPEN if opening else json._CLOSE
+        shift = -1 if opening else 0
+        scanned = [bisect_right(starts, m.start()) + shift for m in pattern.finditer(text)]
+        assert json._bracket_lines(text, starts, opening) == scanned
+
+
+def test_json_bracket_lines_take_the_scan_when_brackets_are_many() -> None:
+    text = "[" + "[1], " * 50 + "[\n  [\n  ]\n]\n]\n"
+    starts = split(text, cache=False).starts
+    assert text.count("[") > len(starts) // 2
+    assert json._bracket_lines(text, starts, True) == [0, 1]
+    assert json._bracket_lines(text, starts, False) == [2, 3, 4]
+
+
+# log reducer: keyword tails ----------------------------------------------------------------------
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    lines=st.lists(
+        st.lists(
+            st.sampled_from([*log._KEYWORDS, "primed out", "Rimeout", "lowquery", "kill", " "]),
+            max_size=4,
+        ).map("".join),
+        max_size=20,
+    )
+)
+def test_log_keyword_tails_find_the_lines_the_keywords_find(lines: list[str]) -> None:
+    analysed = Lines("\n".join(lines))
+    by_tail = [
+        i
+        for i in lines_containing(analysed, log._KEYWORD_NEEDLES)
+        if any(keyword in analysed.lines[i] for keyword in log._KEYWORDS)
+    ]
+    assert by_tail == lines_containing(analysed, log._KEYWORDS)
+
+
+# tree reducer: ls -R sections ---------------------------------------------------------------------
+
+
+def _sections_by_loop(lines: list[str]) -> list[tuple[str, int, int, int, list[int]]]:
+    groups: list[tuple[str, int, int, int, list[int]]] = []
+    for i, line in enumerate(lines):
+        if tree._is_section(lines, i):
+            groups.append((line.rstrip(":").rstrip("/"), i, i + 1, i + 1, []))
+        elif groups and line.strip():
+            directory, header, start, _, entries = groups[-1]
+            groups[-1] = (directory, header, start, i + 1, [*entries, i])
+        elif line.strip():
+            groups.append((".", -1, i, i + 1, [i]))
+    return groups
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(["", " ", "./a:", "./a/b:", "x:", "a b:", "file.txt", "  total 4", ":"]),
+        max_size=30,
+    )
+)
+def test_tree_sections_equal_the_line_by_line_reading(lines: list[str]) -> None:
+    found = [(g.directory, g.header, g.start, g.end, g.entries) for g in tree._sections(lines)]
+    assert found == _sections_by_loop(lines)
+
+
+# diff reducer: headers over the budget -----------------------------------------------------------
+
+
+def _diff_text(files: int, changes: int) -> str:
+    parts = []
+    for k in range(files):
+        parts.append(f"diff --git a/src/module_{k}.py b/src/module_{k}.py\n")
+        parts.append(f"index {k:07x}..{k + 1:07x} 100644\n")
+        parts.append(f"--- a/src/module_{k}.py\n+++ b/src/module_{k}.py\n")
+        for c in range(changes):
+            parts.append(f"@@ -{c * 10 + 1},3 +{c * 10 + 1},3 @@\n context line {c}\n")
+            parts.append(f"-old_name = compute({c})\n+new_name = compute({c})\n context after\n")
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("budget", [Budget(1500), Budget(4000, max_lines=40), Budget(900, 0, 30)])
+def test_diff_headers_only_plan_shrinks_like_the_full_ranking(
+    budget: Budget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _diff_text(files=60, changes=4)
+    hint = Hint(tool="bash", command="git diff")
+    monkeypatch.setattr(segments, "MAX_CHARS", 10**12)  # never short: the full ranking
+    full = diff.reduce(text, hint, budget)
+    ranked = shrink(text, hint, budget)
+    monkeypatch.setattr(segments, "MAX_CHARS", 0)  # always allowed to be short
+    short = diff.reduce(text, hint, budget)
+    fast = shrink(text, hint, budget)
+    assert full is not None and short is not None
+    assert len(short) < len(full)  # the shortcut was taken
+    assert all(type(item) is Keep and item.priority == diff.FILE for item in short)
+    assert (fast.content, fast.kept, fast.strategy, fast.note) == (
+        ranked.content,
+        ranked.kept,
+        ranked.strategy,
+        ranked.note,
+    )
+
+
+def test_diff_keeps_its_full_ranking_when_the_headers_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _diff_text(files=3, changes=4)
+    monkeypatch.setattr(segments, "MAX_CHARS", 0)
+    plan = diff.reduce(text, Hint(), Budget(50_000))
+    assert plan is not None
+    assert {item.priority for item in plan} > {diff.FILE}
+
+
+# pipeline: fit checks and markers -------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(chars=st.integers(0, 10**13), lines=st.integers(0, 10**9), label=st.sampled_from(["", "x"]))
+def test_marker_length_is_the_length_of_the_marker(chars: int, lines: int, label: str) -> None:
+    assert marker_length(chars, lines, label) == len(marker(chars, lines, label))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    cuts=st.lists(st.integers(0, 60), max_size=20),
+    summaries=st.lists(st.booleans(), max_size=20),
+    max_chars=st.integers(0, 400),
+    max_rows=st.integers(0, 30),
+    label=st.sampled_from(["", "unchanged"]),
+)
+def test_early_stopping_fit_check_equals_the_total(
+    cuts: list[int], summaries: list[bool], max_chars: int, max_rows: int, label: str
+) -> None:
+    lines = split("".join(f"line {i} {'x' * (i % 7)}\n" for i in range(60)), cache=False)
+    layout = pipeline_module._Layout(lines, 0)
+    layout.label = label
+    plan: list[Keep | Summary] = []
+    for (start, end), summary in zip(pairwise(sorted({0, 60, *cuts})), summaries, strict=False):
+        if summary:
+            plan.append(Summary(("[summary]",), start, end))
+        elif end - start > 1:
+            plan.append(Keep(start + 1, end))
+    pieces = pipeline_module._pieces(plan, lines, layout)
+    total = pipeline_module._total(pieces, layout)
+    expected = pipeline_module._within(*total, max_chars, max_rows)
+    assert pipeline_module._fits(pieces, layout, max_chars, max_rows) == expected
+    assert pipeline_module._fits(iter(pieces), layout, max_chars, max_rows) == expected
+
+
+# json reducer: the lowest weight of each line ----------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    ranges=st.lists(
+        st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(-50, 0)), max_size=12
+    ),
+)
+def test_json_sweep_gives_each_line_its_lowest_weight(
+    n: int, ranges: list[tuple[int, int, int]]
+) -> None:
+    lowered = [(min(a, n), min(max(a, b), n), float(w)) for a, b, w in ranges]
+    lowered = [(a, b, w) for a, b, w in lowered if a < b]
+    starts, values = json._lowest(list(lowered), n)
+    assert starts[0] == 0 and starts == sorted(set(starts))
+    for i in range(n):
+        expected = min([w for a, b, w in lowered if a <= i < b], default=json.TOP)
+        assert values[bisect_right(starts, i) - 1] == expected
+
+
+# outline reducer: the guarded scan ---------------------------------------------------------------
+
+_OUTLINE_PIECES = [
+    "", " ", "    ", "\t", "12\t", "  7→", "# ", "## Title", "NAME", "DESCRIPTION", "class ",
+    "export ", "default ", "abstract ", "interface ", "struct ", "enum ", "def ", "async ",
+    "function ", "fn ", "func ", "pub ", "pub(crate) ", "static ", "sub ", "proc ", "type ",
+    "__all__ = ", "MAX_SIZE = ", "x", "Rebase", "text", ":", "=", "(", ")", "object", "module",
+]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(st.lists(st.sampled_from(_OUTLINE_PIECES), max_size=5).map("".join), max_size=25)
+)
+def test_outline_guard_turns_away_no_outline_line(lines: list[str]) -> None:
+    from klipui.shrink.reducers import outline
+
+    text = "\n" + "\n".join(lines)
+    unguarded = re.compile(
+        outline._OUTLINE_LINE.pattern.replace(outline._GUARD, "", 1), outline._OUTLINE_LINE.flags
+    )
+    assert outline._GUARD in outline._OUTLINE_LINE.pattern
+    found = [(m.start(), m.lastgroup) for m in outline._OUTLINE_LINE.finditer(text)]
+    assert found == [(m.start(), m.lastgroup) for m in unguarded.finditer(text)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    directories=st.lists(
+        st.lists(st.sampled_from(["a", "b", "ab", "", "."]), max_size=4).map("/".join),
+        max_size=8,
+    )
+)
+def test_tree_common_root_is_the_parts_every_directory_shares(directories: list[str]) -> None:
+    parts = [d.split("/") for d in directories if d and d != "."]
+    shared: list[str] = parts[0] if parts else []
+    for other in parts[1:]:
+        k = 0
+        while k < min(len(shared), len(other)) and shared[k] == other[k]:
+            k += 1
+        shared = shared[:k]
+    assert tree._common_root(directories) == "/".join(shared)
+
+
+# salience: a scan reused for the same lines, hint and budget ------------------------------------
+
+
+def test_salience_scores_are_reused_as_copies() -> None:
+    from klipui.shrink import salience
+
+    text = "".join(f"step {i} ok\n" for i in range(200)) + "error: disk full\nexit status 1\n"
+    lines = split(text, cache=False)
+    hint = Hint(tool="bash")
+    first = salience.Scores(lines, hint, 2000)
+    expected = dict(first.score)
+    first.score.clear()  # what `order` does to its copy must not reach the next one
+    again = salience.Scores(lines, hint, 2000)
+    assert again.score == expected and again.score is not first.score
+    assert salience.Scores(lines, Hint(tool="read"), 2000).score != expected
