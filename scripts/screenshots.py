@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import importlib
 import os
 import shutil
 import tempfile
@@ -53,9 +52,11 @@ def fixed_child_id(format_name: str, now: datetime) -> str:
 
 def _freeze_child_ids() -> None:
     """Child writers make random ids; the pictures need the same one every run."""
+    from klipui.session.formats import adapter
+
     for name in CHILD_WRITERS:
-        module = importlib.import_module(f"klipui.klip.children.{name}")
-        module.new_id = lambda now, name=name: fixed_child_id(name, now)  # type: ignore[attr-defined]
+        owner = type(adapter(name))
+        owner.new_id = lambda self, now, name=name: fixed_child_id(name, now)  # type: ignore[method-assign]
 
 
 def _demo_copies() -> list[Path]:

@@ -94,7 +94,7 @@ def test_ls_marks_archived_sessions(
     assert len(rows) == 2
     assert by_name[kept.name]["archived"] is False
     assert by_name[gone.name]["archived"] is True
-    assert "klipui/session/archive/pi/sessions" in by_name[gone.name]["path"]
+    assert "klipui/archive/pi/sessions" in by_name[gone.name]["path"]
 
 
 async def test_sessions_screen_marks_archived_rows(sealed_home: Path) -> None:
@@ -129,7 +129,7 @@ async def test_archive_from_the_app_with_progress_then_rescan(sealed_home: Path)
         await wait_for(pilot, lambda: dialog.result is not None)
         assert dialog.result.startswith("copied 1 files (1 new")
         assert "nothing would be lost" in dialog.result
-        copy = sealed_home / ".local/share/klipui/session/archive/pi/sessions" / source.parent.name
+        copy = sealed_home / ".local/share/klipui/archive/pi/sessions" / source.parent.name
         assert (copy / source.name).is_file()
         await pilot.press("escape")
         await settle(pilot, app)
