@@ -117,9 +117,11 @@ class EventBuilder(TurnBook):
         return self.events
 
     def _time_before(self, at: int) -> int | None:
-        for event in reversed(self.events[:at]):
-            if event.time is not None:
-                return event.time
+        events = self.events
+        for k in range(min(at, len(events)) - 1, -1, -1):  # no slice copy: called every turn
+            time = events[k].time
+            if time is not None:
+                return time
         return None
 
     def _end_event(self, *, final: bool, time: int | None) -> Event | None:
