@@ -333,3 +333,18 @@ async def test_c_without_a_terminal_to_hand_over_shows_the_command(
         (note,) = [n for n in _notes(app) if "Run:" in n]
         assert f"cd {project} && claude --resume {CLAUDE_ID}" in note
         assert not record.exists()
+
+
+async def test_a_bundled_demo_session_is_never_live() -> None:
+    """Installed package data has the install time as its file time: a demo session opened
+    right after `pip install` must not say LIVE (a new user saw it on the messages demo)."""
+    from klipui.app import KlipuiApp, Sources
+    from klipui.demo import demo_paths
+
+    path = next(p for p in demo_paths() if "messages" in p.parts)
+    app = KlipuiApp(Sources(demo=True), now=path.stat().st_mtime + 5, open_first=path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await _open(pilot, app)
+        await settle(pilot, app)
+        assert not screen.live
+        assert "LIVE" not in _info(screen)

@@ -18,3 +18,9 @@ def demo_paths() -> list[Path]:
     if not SESSIONS.is_dir():
         return []
     return sorted(p for p in SESSIONS.rglob("*.jsonl") if p.is_file())
+
+
+def is_demo(path: Path) -> bool:
+    """True for a bundled demo session: package data, whose file time is when it was
+    installed, not when an agent wrote it (so it is never live)."""
+    return path.resolve().is_relative_to(SESSIONS)

@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Input, LoadingIndicator, Static
 
+from klipui.demo import is_demo
 from klipui.klip import LEFT_OPEN, turn_endings
 from klipui.memory import return_freed_memory
 from klipui.screens.base import KlipuiScreen
@@ -661,6 +662,8 @@ class SessionScreen(KlipuiScreen):
     # --- live follow -------------------------------------------------------------------------
 
     def _check_live(self) -> None:
+        if is_demo(self.path):
+            return
         try:
             written = self.path.stat().st_mtime
         except OSError:
