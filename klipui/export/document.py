@@ -211,7 +211,7 @@ def _add_user(
     elif origin in (None, "user"):
         doc.blocks.append(Block("prompt", text, sidechain=sidechain))
     elif notes and text:
-        doc.blocks.append(Block("note", text, name=str(origin), sidechain=sidechain))
+        doc.blocks.append(Block("note", text, name=clean(str(origin)), sidechain=sidechain))
 
 
 def _add_results(

@@ -232,7 +232,7 @@ class ExportScreen(KlipuiScreen):
 
 def _hunk_widget(hunk: Hunk) -> Vertical:
     """A hunk as a header (where, why) and its two panes, replaced and replacing text marked."""
-    reasons = Text(f"{hunk.where}, line {hunk.first_line}: ", style="bold")
+    reasons = Text(f"{clean_line(hunk.where)}, line {hunk.first_line}: ", style="bold")
     reasons.append("; ".join(f"{f.placeholder} ← {f.reason}" for f in hunk.findings))
     left = Text("\n".join(clean_line(line) for line in hunk.redacted))
     left.highlight_regex(r"\[REDACTED [^\]]*\]|~", "bold reverse")
