@@ -14,8 +14,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, count
-from operator import add
+from itertools import accumulate
 
 SAMPLE_HEAD_CHARS = 200_000
 SAMPLE_TAIL_CHARS = 50_000
@@ -44,12 +43,13 @@ class Lines:
 
 
 _last: Lines | None = None
+_PLUS_ONE = (1).__add__
 
 
 def line_starts(lines: Sequence[str]) -> list[int]:
     """Where each line begins when every line is followed by one newline, then the end:
     `[0, len(l0) + 1, len(l0) + len(l1) + 2, ...]` (computed without a Python-level loop)."""
-    return [0, *map(add, accumulate(map(len, lines)), count(1))]
+    return list(accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
 
 
 def split(text: str, *, cache: bool = True) -> Lines:

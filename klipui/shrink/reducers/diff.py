@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from klipui.shrink import segments
 from klipui.shrink.plan import Budget, Hint, Keep, Plan
-from klipui.shrink.text import cap_line, sample_lines, split_lines
+from klipui.shrink.text import cap_line, sample_lines, split, split_lines
 
 name = "diff"
 describe = "file and hunk headers and changed lines kept, unchanged context dropped"
@@ -149,6 +149,52 @@ def _read(lines: list[str]) -> _Reading:
     return _Reading(priority, firsts, files, hunk_lines, runs)
 
 
+_STRUCTURE = re.compile(r"\n(?:[^ +\-\\\n]|\+\+\+ |--- )")
+"""A line that can change the reading: neither context nor a changed line (a superset)."""
+_CHANGE = re.compile(r"\n(?:\+(?!\+\+ )|-(?!-- ))")
+"""A changed line (what `_read` takes for one inside a hunk)."""
+
+
+class _Outline(NamedTuple):
+    files: list[int]
+    """As `_Reading.files`."""
+    first: int
+    """The first file header, hunk header or line starting with `@@` (`n` when none)."""
+    changed: bool
+    """Whether a hunk changes a line (`_Reading.runs` is not empty)."""
+
+
+def _outline(text: str) -> _Outline:
+    """What `_read` finds of the headers, from the few lines that are neither context nor
+    changes (one regex pass), and whether any hunk holds a change: what a plan that keeps
+    only the headers needs, without reading every changed line."""
+    split_text = split(text)
+    lines, starts = split_text.lines, split_text.starts
+    n = len(lines)
+    offsets = (m.start() + 1 for m in _STRUCTURE.finditer(text))
+    candidates = [0, *(bisect_left(starts, offset) for offset in offsets)] if n else []
+    files: list[int] = []
+    first = n
+    changed = False
+    in_hunk = False
+    for position, i in enumerate(candidates):
+        line = lines[i]
+        head = line[:1]
+        if head not in _QUIET and (head not in "+-" or line.startswith(("+++ ", "--- "))):
+            if head == "@" and _HUNK.match(line):
+                in_hunk = True
+            elif not in_hunk or (head != "\\" and not line.startswith(("+++ ", "--- "))):
+                in_hunk = False
+                if line.startswith(_FILE_HEADERS):
+                    files.append(i)
+            if first == n and (line.startswith("@@") or (files and files[-1] == i)):
+                first = i
+        if in_hunk and not changed:  # the lines up to the next candidate: context or changes
+            end = starts[candidates[position + 1]] if position + 1 < len(candidates) else len(text)
+            changed = _CHANGE.search(text, starts[i + 1] - 1, end) is not None
+    return _Outline(files, first, changed)
+
+
 def _changes(
     runs: list[tuple[int, int, int, int]],
 ) -> tuple[list[int], list[int], list[tuple[int, int]]]:
@@ -183,24 +229,28 @@ def _headers_overflow(lines: list[str], files: list[int], budget: Budget) -> boo
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
-    lines = split_lines(text)
-    n = len(lines)
-    reading = _read(lines)
-    priority, firsts = reading.priority, reading.firsts
-    if not reading.runs:
+    outline = _outline(text)
+    if not outline.changed:
         return None
+    lines = split_lines(text)
     # the preamble of `git show` or a mailed patch: commit, author, date, message
-    first = next((k for k in range(n) if priority[k] or lines[k].startswith("@@")), n)
-    files = reading.files
-    preamble = [k for k in range(min(first, PREAMBLE)) if lines[k].strip()]
-    for k in preamble:
-        priority[k] = FILE
-    if preamble:
-        files = sorted([*files, *preamble])
+    preamble = [k for k in range(min(outline.first, PREAMBLE)) if lines[k].strip()]
+    files = sorted([*outline.files, *preamble]) if preamble else outline.files
     if len(text) > segments.MAX_CHARS and _headers_overflow(lines, files, budget):
         # too big to be one region of a segmented output, so the plan only feeds the
         # pipeline, which keeps no piece below the headers: rank nothing else
         return [Keep(start, end, FILE) for start, end in _consecutive(files)]
+    reading = _read(lines)
+    for k in preamble:
+        reading.priority[k] = FILE
+    return _rank(lines, reading)
+
+
+def _rank(lines: list[str], reading: _Reading) -> Plan:
+    """Changes over mechanical changes, hunks holding a unique change over the others, one
+    line of context going with each change."""
+    n = len(lines)
+    priority, firsts = reading.priority, reading.firsts
     changed, changed_hunk, pairs = _changes(reading.runs)
     for k in changed:
         priority[k] = UNIQUE

@@ -9,6 +9,7 @@ dropped first, so the top-level layout survives.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import compress
@@ -62,7 +63,7 @@ def detect(text: str, hint: Hint) -> bool:
     return listing and bool(nonblank) and paths >= 0.5 * len(nonblank)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Group:
     """A run of entries of one directory: lines `[start, end)`, header line or -1."""
 
@@ -88,22 +89,26 @@ def _depth(directory: str, root: str) -> int:
 _ENDS_WITH_COLON = methodcaller("endswith", ":")
 
 
-def _nonblank(lines: list[str], start: int, end: int) -> list[int]:
-    """Indices of the lines of `[start, end)` that are not blank (found in C)."""
-    return list(compress(range(start, end), map(str.strip, lines[start:end])))
+def _nonblank(lines: list[str]) -> list[int]:
+    """Indices of the lines that are not blank (found in C)."""
+    return list(compress(range(len(lines)), map(str.strip, lines)))
 
 
 def _sections(lines: list[str]) -> list[_Group]:
     """The `ls -R` sections (the lines before the first header are the `.` group); headers are
-    looked for among the lines ending with a colon only."""
+    looked for among the lines ending with a colon only, entries are cut from one list of the
+    lines that are not blank."""
     n = len(lines)
     heads = [i for i in compress(range(n), map(_ENDS_WITH_COLON, lines)) if _is_section(lines, i)]
+    nonblank = _nonblank(lines)
     groups: list[_Group] = []
-    lead = _nonblank(lines, 0, heads[0] if heads else n)
+    # a header is not blank: where it sits in `nonblank` bounds the entries before and after it
+    positions = [bisect_left(nonblank, head) for head in heads]
+    lead = nonblank[: positions[0]] if heads else nonblank
     if lead:
         groups.append(_Group(".", -1, lead[0], lead[-1] + 1, 0, lead))
-    for head, stop in zip(heads, [*heads[1:], n] if heads else [], strict=True):
-        entries = _nonblank(lines, head + 1, stop)
+    for head, at, stop in zip(heads, positions, [*positions[1:], len(nonblank)], strict=True):
+        entries = nonblank[at + 1 : stop]
         end = entries[-1] + 1 if entries else head + 1
         groups.append(_Group(lines[head].rstrip(":").rstrip("/"), head, head + 1, end, 0, entries))
     return groups
