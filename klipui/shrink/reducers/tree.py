@@ -9,14 +9,15 @@ dropped first, so the top-level layout survives.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import methodcaller
+from itertools import compress, count, repeat
+from operator import ne
 
-from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
-from klipui.shrink.text import sample_lines, split_lines
+from klipui.shrink.plan import Budget, Hint, Keep, Piece, Plan, Summary
+from klipui.shrink.text import Lines, sample_lines, split
 
 name = "tree"
 describe = "top-level layout and 8 entries per directory kept, with counts"
@@ -75,18 +76,32 @@ class _Group:
     entries: list[int] = field(default_factory=list)
 
 
-def _top(directory: str, root: str) -> str:
-    rest = directory[len(root) :].lstrip("/") if directory.startswith(root) else directory
-    first = rest.split("/", 1)[0]
-    return f"{root}/{first}" if root and first else (first or root or ".")
+def _placement(directory: str, root: str) -> tuple[int, str]:
+    """How deep `directory` lies under `root`, and the top-level directory holding it ("" at
+    depth 0)."""
+    if directory.startswith(root):
+        rest = directory[len(root) :].lstrip("/")
+        tail = rest.rstrip("/")
+    else:
+        rest = tail = directory
+    if not tail or tail == ".":
+        return 0, ""
+    first = rest.partition("/")[0]
+    return tail.count("/") + 1, f"{root}/{first}" if root and first else (first or root or ".")
 
 
-def _depth(directory: str, root: str) -> int:
-    rest = directory[len(root) :].strip("/") if directory.startswith(root) else directory
-    return 0 if not rest or rest == "." else rest.count("/") + 1
-
-
-_ENDS_WITH_COLON = methodcaller("endswith", ":")
+def _colon_ends(split_text: Lines) -> list[int]:
+    """Indices of the lines ending with a colon, found by substring search."""
+    text, lines, starts = split_text.text, split_text.lines, split_text.starts
+    found: set[int] = set()
+    for needle in (":\n", ":\r") if "\r" in text else (":\n",):
+        position = text.find(needle)
+        while position >= 0:
+            found.add(bisect_right(starts, position) - 1)
+            position = text.find(needle, position + 2)
+    if text.endswith(":"):
+        found.add(len(lines) - 1)
+    return sorted(i for i in found if lines[i].endswith(":"))
 
 
 def _nonblank(lines: list[str]) -> list[int]:
@@ -94,16 +109,16 @@ def _nonblank(lines: list[str]) -> list[int]:
     return list(compress(range(len(lines)), map(str.strip, lines)))
 
 
-def _sections(lines: list[str]) -> list[_Group]:
+def _sections(split_text: Lines) -> list[_Group]:
     """The `ls -R` sections (the lines before the first header are the `.` group); headers are
     looked for among the lines ending with a colon only, entries are cut from one list of the
     lines that are not blank."""
-    n = len(lines)
-    heads = [i for i in compress(range(n), map(_ENDS_WITH_COLON, lines)) if _is_section(lines, i)]
+    lines = split_text.lines
+    heads = [i for i in _colon_ends(split_text) if _is_section(lines, i)]
     nonblank = _nonblank(lines)
     groups: list[_Group] = []
     # a header is not blank: where it sits in `nonblank` bounds the entries before and after it
-    positions = [bisect_left(nonblank, head) for head in heads]
+    positions = list(map(bisect_left, repeat(nonblank), heads))
     lead = nonblank[: positions[0]] if heads else nonblank
     if lead:
         groups.append(_Group(".", -1, lead[0], lead[-1] + 1, 0, lead))
@@ -130,89 +145,106 @@ def _path_runs(lines: list[str]) -> list[_Group]:
 
 
 def _common_root(directories: list[str]) -> str:
-    parts = [d.split("/") for d in directories if d and d != "."]
-    if not parts:
+    """The leading path components every directory shares ("" when none)."""
+    named = [d for d in directories if d and d != "."]
+    if not named:
         return ""
-    # every list of parts lies between the smallest and the largest, so the parts all share
-    # are those these two share
-    low, high = min(parts), max(parts)
-    k = 0
-    while k < min(len(low), len(high)) and low[k] == high[k]:
-        k += 1
-    return "/".join(low[:k])
+    # the characters all share are those the smallest and the largest share; they end with
+    # whole components when every directory goes on with a slash or stops there
+    low, high = min(named), max(named)
+    size = next(compress(count(), map(ne, low, high)), len(low))  # low is a prefix of high
+    shared = low[:size]
+    if all(len(d) == size or d[size] == "/" for d in named):
+        return shared
+    return shared[: max(0, shared.rfind("/"))]
+
+
+def _root(groups: list[_Group], sections: bool) -> str:
+    """The directory the listing is of: the first `ls -R` header when every other lies
+    under it, else the components all directories share."""
+    root = _common_root([g.directory for g in groups if g.header >= 0 or not sections])
+    if sections and groups[0].header >= 0:
+        lead = groups[0].directory
+        if all(map(str.startswith, (g.directory for g in groups), repeat(lead))):
+            return lead
+    return root
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
-    lines = split_lines(text)
+    split_text = split(text)
+    lines = split_text.lines
     sections = sum(1 for i in range(min(len(lines), 2000)) if _is_section(lines, i)) >= 3
-    groups = _sections(lines) if sections else _path_runs(lines)
+    groups = _sections(split_text) if sections else _path_runs(lines)
     if not groups:
         return None
-    root = _common_root([g.directory for g in groups if g.header >= 0 or not sections])
-    if sections and groups[0].header >= 0:
-        root = (
-            groups[0].directory
-            if all(g.directory.startswith(groups[0].directory) for g in groups)
-            else root
-        )
+    root = _root(groups, sections)
+    group_tops: list[str] = []
     for group in groups:
-        group.depth = _depth(group.directory, root)
+        group.depth, top = _placement(group.directory, root)
+        group_tops.append(top)
+    plan, summarised = _plan(groups, group_tops)
+    return plan if summarised else None
 
-    group_tops = [_top(g.directory, root) if g.depth >= 1 else "" for g in groups]
+
+def _plan(groups: list[_Group], group_tops: list[str]) -> tuple[Plan, bool]:
+    """The plan of the listing; whether it collapses a directory or counts a top-level one."""
     tops = Counter(top for top in group_tops if top)
-    top_entries: Counter[str] = Counter()
+    top_entries: dict[str, int] = {}
     for group, top in zip(groups, group_tops, strict=True):
         if top:
-            top_entries[top] += len(group.entries)
+            top_entries[top] = top_entries.get(top, 0) + len(group.entries)
     announced: set[str] = set()
-    shown: Counter[str] = Counter()
-    first_of_top: Counter[str] = Counter({top: TOP_ENTRIES for top in tops})
-
+    shown: dict[str, int] = {}
+    first_of_top = dict.fromkeys(tops, TOP_ENTRIES)
     plan: Plan = []
+    append = plan.append
     collapsed = False
     for group, top in zip(groups, group_tops, strict=True):
-        depth = group.depth
-        limit = ROOT_ENTRIES if depth == 0 else ENTRIES
-        header_priority = 8 if depth == 0 else max(1, 7 - depth)
+        depth, directory, header = group.depth, group.directory, group.header
         entry_priority = 8 if depth == 0 else max(0, 5 - depth)
-        if group.header >= 0:
-            plan.append(Keep(group.header, group.header + 1, header_priority))
-            position = group.header + 1
-        else:
-            position = group.start
-        if top and top not in announced and (tops[top] > 1 or group.header < 0):
+        if header >= 0:
+            append(Keep(header, header + 1, 8 if depth == 0 else max(1, 7 - depth)))
+        if top and top not in announced and (tops[top] > 1 or header < 0):
             announced.add(top)
             folders = "1 directory" if tops[top] == 1 else f"{tops[top]:,} directories"
             count = f"{top_entries[top]:,} entries in {folders}"
-            plan.append(Summary((f"[{top}/: {count}]",), position, position, 7))
+            position = header + 1 if header >= 0 else group.start
+            append(Summary((f"[{top}/: {count}]",), position, position, 7))
         entries = group.entries
+        limit = ROOT_ENTRIES if depth == 0 else ENTRIES
         kept = entries[:limit] if len(entries) > limit + 1 else entries
         # the root's first entries are the layout; its later ones go before top-level counts
-        first = max(0, ENTRIES - shown[group.directory])  # a folder may come in several runs
-        shown[group.directory] += len(kept)
-        tiers = [(kept[:first], entry_priority), (kept[first:], 3 if depth == 0 else 0)]
-        if top and first_of_top[top] > 0:
+        before = shown.get(directory, 0)  # a folder may come in several runs
+        first = ENTRIES - before if before < ENTRIES else 0
+        shown[directory] = before + len(kept)
+        room = first_of_top[top] if top else 0
+        if room > 0:
             # each top-level directory (each root of a `find` over several) shows real lines
-            lead = kept[: min(first, first_of_top[top])]
-            first_of_top[top] -= len(lead)
-            tiers = [(lead, 6), (kept[len(lead) : first], entry_priority), tiers[1]]
-        for tier, priority in tiers:
-            if tier and tier[-1] - tier[0] == len(tier) - 1:  # consecutive lines: one run
-                plan.append(Keep(tier[0], tier[-1] + 1, priority))
-                continue
-            run_start = -1
-            for index, i in enumerate(tier):
-                if run_start < 0:
-                    run_start = i
-                if index + 1 == len(tier) or tier[index + 1] != i + 1:
-                    plan.append(Keep(run_start, i + 1, priority))
-                    run_start = -1
+            lead = kept[: min(first, room)]
+            first_of_top[top] = room - len(lead)
+            _keep_runs(append, lead, 6)
+            _keep_runs(append, kept[len(lead) : first], entry_priority)
+        else:
+            _keep_runs(append, kept[:first], entry_priority)
+        _keep_runs(append, kept[first:], 3 if depth == 0 else 0)
         if len(kept) < len(entries):
             collapsed = True
-            hidden = len(entries) - len(kept)
-            start, end = entries[len(kept)], group.end
-            more = f"  ... and {hidden:,} more in {group.directory}"
-            plan.append(Summary((more,), start, end, min(entry_priority, 7)))
-    if not collapsed and len(announced) == 0:
-        return None
-    return plan
+            more = f"  ... and {len(entries) - len(kept):,} more in {directory}"
+            append(Summary((more,), entries[len(kept)], group.end, min(entry_priority, 7)))
+    return plan, collapsed or bool(announced)
+
+
+def _keep_runs(append: Callable[[Piece], None], tier: list[int], priority: int) -> None:
+    """One `Keep` a run of consecutive lines of `tier` (ascending line indices)."""
+    if not tier:
+        return
+    if tier[-1] - tier[0] == len(tier) - 1:  # consecutive lines: one run
+        append(Keep(tier[0], tier[-1] + 1, priority))
+        return
+    run_start = -1
+    for index, i in enumerate(tier):
+        if run_start < 0:
+            run_start = i
+        if index + 1 == len(tier) or tier[index + 1] != i + 1:
+            append(Keep(run_start, i + 1, priority))
+            run_start = -1
