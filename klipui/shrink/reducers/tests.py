@@ -8,6 +8,7 @@ progress are dropped.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from klipui.shrink.plan import Budget, Hint, Plan
 from klipui.shrink.reducers._patterns import (
@@ -227,7 +228,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if i not in found and _PANIC.match(text_lines[i]):
             found[i] = "panic"
     headers, stops = _mark_found(lines, found, mark)
-    _mark_blocks(lines, headers, stops, mark)
+    _mark_blocks(lines, headers, stops, priority)
     searched = _Searched(lines)
     _mark_fail_index(lines, bool(headers), searched, mark)
     for i in lines.hits(_SETUP_LINE):
@@ -317,13 +318,12 @@ def _mark_fail_index(lines: Lines, has_headers: bool, searched: _Searched, mark:
 
 
 def _mark_blocks(
-    lines: Lines, headers: list[tuple[int, str]], stops: list[int], mark: Mark
+    lines: Lines, headers: list[tuple[int, str]], stops: list[int], marks: Marks
 ) -> None:
     """Give each line of each failure block its priority."""
-    from bisect import bisect_right
-
     text_lines = lines.lines
     n = len(text_lines)
+    mark = marks.mark
     for start, kind in headers:
         k = bisect_right(stops, start)
         end = stops[k] if k < len(stops) else n
@@ -334,53 +334,59 @@ def _mark_blocks(
         elif kind == "go" or kind == "tap":
             end = _until_dedent(text_lines, start, end, yaml=kind == "tap")
         if kind == "pytest":
-            _mark_pytest(text_lines, start + 1, end, mark)
+            _mark_pytest(text_lines, start + 1, end, marks)
             continue
         if kind == "go":
             _mark_go_run(text_lines, start, mark)
-        seen_message = False
-        seen_location = False
-        seen_frame = -1  # the first user frame
-        after_panic = False
-        for i in range(start + 1, end):
-            line = text_lines[i]
-            stripped = line.strip()
-            if not stripped:
-                mark(i, FLOOR)
-                continue
-            if kind == "go" and _GO_MESSAGE.match(line):
-                mark(i, HIGH if not seen_message else MID)
-                seen_message = True
-                continue
-            if after_panic:
-                mark(i, HIGH - 1)
-                after_panic = False
-                continue
-            if "panicked at" in line:
-                mark(i, HIGH)
-                after_panic = True
-                continue
-            if _FRAME.match(line):
-                if seen_frame < 0 and not _FOREIGN.search(line):
-                    mark(i, MID)
-                    seen_frame = i
-                elif seen_frame >= 0 and seen_frame == i - 1 and stripped.startswith("at "):
-                    mark(i, MID)  # the location line under a Rust frame
-                else:
-                    mark(i, FLOOR)
-                continue
-            if _MESSAGE.match(line):
-                mark(i, HIGH if not seen_message else MID)
-                seen_message = True
-                continue
-            if _DETAIL.match(line):
+        _mark_body(text_lines, start + 1, end, kind == "go", mark)
+
+
+def _mark_body(lines: list[str], start: int, end: int, go: bool, mark: Mark) -> None:
+    """A failure block of any runner but pytest: messages, details, the first user frame
+    and the first location over the rest."""
+    seen_message = False
+    seen_location = False
+    seen_frame = -1  # the first user frame
+    after_panic = False
+    for i in range(start, end):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped:
+            mark(i, FLOOR)
+            continue
+        if go and _GO_MESSAGE.match(line):
+            mark(i, HIGH if not seen_message else MID)
+            seen_message = True
+            continue
+        if after_panic:
+            mark(i, HIGH - 1)
+            after_panic = False
+            continue
+        if "panicked at" in line:
+            mark(i, HIGH)
+            after_panic = True
+            continue
+        if _FRAME.match(line):
+            if seen_frame < 0 and not _FOREIGN.search(line):
                 mark(i, MID)
-                continue
-            if _LOCATION.match(line):
-                mark(i, MID if not seen_location else LOW)
-                seen_location = True
-                continue
-            mark(i, LOW)
+                seen_frame = i
+            elif seen_frame >= 0 and seen_frame == i - 1 and stripped.startswith("at "):
+                mark(i, MID)  # the location line under a Rust frame
+            else:
+                mark(i, FLOOR)
+            continue
+        if _MESSAGE.match(line):
+            mark(i, HIGH if not seen_message else MID)
+            seen_message = True
+            continue
+        if _DETAIL.match(line):
+            mark(i, MID)
+            continue
+        if _LOCATION.match(line):
+            mark(i, MID if not seen_location else LOW)
+            seen_location = True
+            continue
+        mark(i, LOW)
 
 
 _GO_PACKAGE_OK = re.compile(r"ok\s+\S+\s")
@@ -408,8 +414,9 @@ def _mark_go_run(lines: list[str], header: int, mark: Mark) -> None:
 _PYTEST_LOCATION = re.compile(r"^\S+:\d+: ")
 
 
-def _mark_pytest(lines: list[str], start: int, end: int, mark: Mark) -> None:
+def _mark_pytest(lines: list[str], start: int, end: int, marks: Marks) -> None:
     """A pytest failure section: the final exception and its location first, then the chain."""
+    get = marks.get  # `Marks.mark` inlined: this loop reads every line of every section
     e_runs: list[int] = []
     locations: list[int] = []
     previous_e = False
@@ -418,24 +425,26 @@ def _mark_pytest(lines: list[str], start: int, end: int, mark: Mark) -> None:
         if line[:1] == "E" and (line[1:2] == " " or len(line) == 1):  # `E` alone or `E ...`
             if not previous_e:
                 e_runs.append(i)
-                mark(i, MID)
+                priority = MID
             else:
-                mark(i, LOW if line.strip() != "E" else FLOOR)
+                priority = LOW if line.strip() != "E" else FLOOR
             previous_e = True
-            continue
-        previous_e = False
-        if ": " in line and _PYTEST_LOCATION.match(line):
-            locations.append(i)
-            mark(i, LOW)
-        elif line.startswith(">"):
-            mark(i, LOW)
         else:
-            mark(i, FLOOR)
+            previous_e = False
+            if ": " in line and _PYTEST_LOCATION.match(line):
+                locations.append(i)
+                priority = LOW
+            elif line.startswith(">"):
+                priority = LOW
+            else:
+                priority = FLOOR
+        if get(i, -1) < priority:
+            marks[i] = priority
     if e_runs:
-        mark(e_runs[0], HIGH - 1)
-        mark(e_runs[-1], HIGH)
+        marks.mark(e_runs[0], HIGH - 1)
+        marks.mark(e_runs[-1], HIGH)
     if locations:
-        mark(locations[-1], MID)
+        marks.mark(locations[-1], MID)
 
 
 def _until_blank_run(lines: list[str], start: int, end: int, run: int) -> int:
