@@ -8,6 +8,7 @@ counted per level in one summary line.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 
 from klipui.shrink.plan import Budget, Hint, Plan
@@ -34,26 +35,35 @@ name = "log"
 describe = "errors with tracebacks, warnings, 5xx requests, first and last records kept"
 overflow = "tail"
 
-_LEVEL = line_regex(
-    r"^[^\n]{0,80}?\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|SEVERE"
-    r"|PANIC|ALERT|EMERG)\b",
+_LEVEL_WORDS = (
+    "TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|SEVERE|PANIC|ALERT|EMERG"
 )
-_FIELD_LEVEL = line_regex(
-    r"^[^\n]{0,300}?(?:\"(?:level|lvl|severity|log\.level|levelname|loglevel)\": ?\"?"
+_LEVEL = line_regex(rf"^[^\n]{{0,80}}?\b({_LEVEL_WORDS})\b")
+_FIELD = (
+    r"(?:\"(?:level|lvl|severity|log\.level|levelname|loglevel)\": ?\"?"
     r"|\b(?:level|lvl|severity)=\"?)"
-    r"(trace|debug|info|notice|warn|warning|error|err|fatal|critical|panic"
-    r"|TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC"
-    r"|Trace|Debug|Info|Notice|Warn|Warning|Error|Fatal|Critical|Panic|[1-6]0)\b"
 )
+_FIELD_WORDS = (
+    "trace|debug|info|notice|warn|warning|error|err|fatal|critical|panic"
+    "|TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC"
+    "|Trace|Debug|Info|Notice|Warn|Warning|Error|Fatal|Critical|Panic"
+)
+_FIELD_LEVEL = line_regex(rf"^[^\n]{{0,300}}?{_FIELD}({_FIELD_WORDS}|[1-6]0)\b")
 """The level of a JSON-lines or logfmt record (`"level":"error"`, `level=warn`, `"severity":
 "ERROR"`), or pino's and bunyan's numeric level (`"level":50`)."""
+_LEVEL_LED = re.compile(rf"\n[^\n]{{0,80}}?(?=[ACDEFINPSTW])\b({_LEVEL_WORDS})\b")
+_FIELD_LEVEL_LED = re.compile(rf"\n[^\n]{{0,300}}?(?=[\"ls]){_FIELD}({_FIELD_WORDS}|[1-6]0)\b")
+"""`_LEVEL` and `_FIELD_LEVEL` led by the newline before a line instead of `^` (the engine hops
+from newline to newline), the lazy prefix stopping only before a letter a level word or field
+name starts with: the same matches, one pass over the text for every record's level."""
 _NEEDLES = ("WARN", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG")
 _FIELD_NEEDLES = (
     *_NEEDLES,
     *("warn", "Warn", "err", "Err", "fatal", "Fatal", "crit", "Crit", "panic", "Panic"),
     *(":40", ":50", ":60", ": 40", ": 50", ": 60"),
 )
-"""Words a line of a level worth a look holds: only those lines are matched one by one."""
+"""Words a record of a level worth a look holds (a structured record whose level is written
+otherwise, `level=50`, is not one)."""
 _NUMERIC_LEVEL = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR"}
 """pino/bunyan levels; 60 is FATAL."""
 _STRUCTURED = re.compile(r"\s*(?:\{\"|(?:time|ts|timestamp)=\S+ level=|level=)")
@@ -130,56 +140,12 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     n = len(lines)
     if n == 0:
         return None
-    text_lines = lines.lines
     priority = Marks()
-    mark = priority.mark
-
-    seen: set[str] = set()
-    last_of: dict[str, tuple[int, str]] = {}
     structured = bool(_STRUCTURED.match(lines.text[:2_000]))
-    levels = _count_levels(lines.text, _FIELD_LEVEL if structured else _LEVEL)
-    pattern = _FIELD_LEVEL if structured else _LEVEL
-    for i in lines_containing(lines, _FIELD_NEEDLES if structured else _NEEDLES):
-        m = pattern.match(text_lines[i])
-        if m is None:
-            continue
-        level = _level_name(m.group(1))
-        if level not in _SEVERE and level not in _WARN:
-            continue
-        key = template(_PREFIX.sub("", text_lines[i]))
-        first = key not in seen
-        seen.add(key)
-        last_of[key] = (i, level)
-        if level in _SEVERE:
-            mark(i, HIGH if first else LOW)
-            _mark_continuation(text_lines, i, first, mark)
-        else:
-            mark(i, MID + 5 if first else FLOOR + 1)
-            _mark_continuation(text_lines, i, False, mark)
-
-    # the last of each repeated kind too: the final retry says how it ended
-    for i, level in last_of.values():
-        mark(i, HIGH - 3 if level in _SEVERE else MID)
-    for i in lines.hits(_SERVER_ERROR):
-        key = template(_PREFIX.sub("", text_lines[i]))
-        mark(i, HIGH - 5 if key not in seen else LOW)
-        seen.add(key)
-    for i in lines_containing(lines, _KEYWORD_NEEDLES):
-        if not any(keyword in text_lines[i] for keyword in _KEYWORDS):
-            continue
-        key = "kw:" + template(_PREFIX.sub("", text_lines[i]))
-        mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
-        seen.add(key)
-
-    for i in range(min(2, n)):
-        mark(i, MID)
-    for i in range(max(0, n - 3), n):
-        mark(i, MID)
-    last = n - 1
-    while last > 0 and not text_lines[last].strip():
-        last -= 1
-    mark(last, HIGH - 5)  # the final record: how the run ended
-
+    levels, trouble = _read_levels(lines, structured)
+    seen = _mark_records(lines.lines, trouble, priority.mark)
+    _mark_signals(lines, seen, priority.mark)
+    _mark_ends(lines.lines, priority.mark)
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1 + 1)
     if levels:
@@ -194,17 +160,97 @@ def _level_name(word: str) -> str:
     return _NUMERIC_LEVEL.get(level, "FATAL") if level.isdigit() else level
 
 
-def _count_levels(text: str, pattern: re.Pattern[str]) -> Counter[str]:
-    """Records by level: the level words found by one scan, counted without a Python loop."""
-    led = re.compile("\n" + pattern.pattern[1:], pattern.flags)
-    words = Counter(led.findall(text))
+def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tuple[int, str]]]:
+    """Records by level, and the records worth a look (warnings and worse, holding one of the
+    needles) with their level, in order: one pass of the newline-led level regex, a line
+    index looked up for those records only."""
+    pattern, led, needles = (
+        (_FIELD_LEVEL, _FIELD_LEVEL_LED, _FIELD_NEEDLES)
+        if structured
+        else (_LEVEL, _LEVEL_LED, _NEEDLES)
+    )
+    text, starts, text_lines = lines.text, lines.starts, lines.lines
+    worth: dict[str, str] = {}
+    found: list[tuple[int, str]] = []
     first = pattern.match(text)
+    if first is not None and _worth(first.group(1), worth):
+        found.append((0, worth[first.group(1)]))
+    words: list[str] = []
+    append = words.append
+    for m in led.finditer(text):
+        word = m.group(1)
+        append(word)
+        level = worth.get(word)
+        if level is None:
+            level = _worth(word, worth)
+        if level:
+            found.append((bisect_left(starts, m.start() + 1), level))
     if first is not None:
-        words[first.group(1)] += 1
+        append(first.group(1))  # counted last, as it was found last
     levels: Counter[str] = Counter()
-    for word, count in words.items():
+    for word, count in Counter(words).items():
         levels[_level_name(word)] += count
-    return levels
+    trouble = [(i, level) for i, level in found if any(n in text_lines[i] for n in needles)]
+    return levels, trouble
+
+
+def _worth(word: str, worth: dict[str, str]) -> str:
+    """The level of `word` when its records are worth a look (warnings and worse), else ""
+    (remembered in `worth`)."""
+    level = _level_name(word)
+    worth[word] = level if level in _SEVERE or level in _WARN else ""
+    return worth[word]
+
+
+def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) -> set[str]:
+    """Mark the errors (with their tracebacks) and warnings: the first and the last of each
+    kind (numbers masked) above their repeats. Returns the kinds seen."""
+    seen: set[str] = set()
+    last_of: dict[str, tuple[int, str]] = {}
+    for i, level in trouble:
+        key = template(_PREFIX.sub("", lines[i]))
+        first = key not in seen
+        seen.add(key)
+        last_of[key] = (i, level)
+        if level in _SEVERE:
+            mark(i, HIGH if first else LOW)
+            _mark_continuation(lines, i, first, mark)
+        else:
+            mark(i, MID + 5 if first else FLOOR + 1)
+            _mark_continuation(lines, i, False, mark)
+    # the last of each repeated kind too: the final retry says how it ended
+    for i, level in last_of.values():
+        mark(i, HIGH - 3 if level in _SEVERE else MID)
+    return seen
+
+
+def _mark_signals(lines: Lines, seen: set[str], mark: Mark) -> None:
+    """Mark the 5xx responses and the lines holding a trouble keyword, the first of each
+    kind above its repeats."""
+    text_lines = lines.lines
+    for i in lines.hits(_SERVER_ERROR):
+        key = template(_PREFIX.sub("", text_lines[i]))
+        mark(i, HIGH - 5 if key not in seen else LOW)
+        seen.add(key)
+    for i in lines_containing(lines, _KEYWORD_NEEDLES):
+        if not any(keyword in text_lines[i] for keyword in _KEYWORDS):
+            continue
+        key = "kw:" + template(_PREFIX.sub("", text_lines[i]))
+        mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
+        seen.add(key)
+
+
+def _mark_ends(lines: list[str], mark: Mark) -> None:
+    """The first two and last three lines, the last record above them: how the run ended."""
+    n = len(lines)
+    for i in range(min(2, n)):
+        mark(i, MID)
+    for i in range(max(0, n - 3), n):
+        mark(i, MID)
+    last = n - 1
+    while last > 0 and not lines[last].strip():
+        last -= 1
+    mark(last, HIGH - 5)
 
 
 def _mark_continuation(lines: list[str], i: int, first: bool, mark: Mark) -> None:
