@@ -147,6 +147,63 @@ def test_log_keyword_tails_find_the_lines_the_keywords_find(lines: list[str]) ->
     assert by_tail == lines_containing(analysed, log._KEYWORDS)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(
+        st.lists(
+            st.sampled_from(
+                [
+                    "2024-01-01 12:00:00 ",
+                    "[12:00:00] ",
+                    "INFO ",
+                    "WARN ",
+                    "WARNING: ",
+                    "ERROR",
+                    "ERR ",
+                    "FATAL",
+                    "xERROR ",
+                    "level=warn ",
+                    "level=50 ",
+                    '{"level":"error",',
+                    '{"level":40,',
+                    '"level": 60 ',
+                    "lvl=Err ",
+                    "severity=CRITICAL ",
+                    "a" * 70,
+                    "msg ",
+                    "ALERT",
+                    "err",
+                    "PANIC ",
+                ]
+            ),
+            max_size=5,
+        ).map("".join),
+        max_size=15,
+    ),
+    structured=st.booleans(),
+)
+def test_log_levels_in_one_pass_equal_the_line_by_line_reading(
+    lines: list[str], structured: bool
+) -> None:
+    analysed = Lines("\n".join(lines))
+    pattern = log._FIELD_LEVEL if structured else log._LEVEL
+    needles = log._FIELD_NEEDLES if structured else log._NEEDLES
+    levels: dict[str, int] = {}
+    trouble = []
+    for i, line in enumerate(analysed.lines):
+        m = pattern.match(line)
+        if m is None:
+            continue
+        level = log._level_name(m.group(1))
+        levels[level] = levels.get(level, 0) + 1
+        worth = level in log._SEVERE or level in log._WARN
+        if worth and any(needle in line for needle in needles):
+            trouble.append((i, level))
+    counted, found = log._read_levels(analysed, structured)
+    assert dict(counted) == levels
+    assert found == trouble
+
+
 # tree reducer: ls -R sections ---------------------------------------------------------------------
 
 
@@ -171,8 +228,27 @@ def _sections_by_loop(lines: list[str]) -> list[tuple[str, int, int, int, list[i
     )
 )
 def test_tree_sections_equal_the_line_by_line_reading(lines: list[str]) -> None:
-    found = [(g.directory, g.header, g.start, g.end, g.entries) for g in tree._sections(lines)]
-    assert found == _sections_by_loop(lines)
+    for newline in ("\n", "\r\n"):
+        analysed = split("".join(line + newline for line in lines))
+        found = [
+            (g.directory, g.header, g.start, g.end, g.entries) for g in tree._sections(analysed)
+        ]
+        assert found == _sections_by_loop(lines)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["", "a:", "b", ":", "a: b", "c:\r", "\r", "d::"]), max_size=12),
+    newline=st.sampled_from(["\n", "\r\n", "\r\r\n"]),
+    last=st.booleans(),
+)
+def test_tree_colon_ends_are_the_lines_ending_with_a_colon(
+    lines: list[str], newline: str, last: bool
+) -> None:
+    text = newline.join(lines) + (newline if last else "")
+    analysed = split(text, cache=False)
+    expected = [i for i, line in enumerate(analysed.lines) if line.endswith(":")]
+    assert tree._colon_ends(analysed) == expected
 
 
 # diff reducer: headers over the budget -----------------------------------------------------------
@@ -211,6 +287,31 @@ def test_diff_headers_only_plan_shrinks_like_the_full_ranking(
         ranked.strategy,
         ranked.note,
     )
+
+
+_DIFF_PIECES = [
+    "", " ctx", "+new", "-old", "+++ b/x", "--- a/x", "---", "+", "-", "-- x", "+++", "@@ -1 +1 @@",
+    "@@ -1,2 +1,2 @@ f", "@@ bad", "diff --git a/x b/x", "index 1..2", "\\ No newline", "commit 1",
+    "Author: a", "x", "\r", "\rx", "new file mode 100644", "rename from a", "Binary files a b",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(_DIFF_PIECES), max_size=25),
+    newline=st.sampled_from(["\n", "\r\n"]),
+    last=st.booleans(),
+)
+def test_diff_outline_reads_the_headers_the_full_reading_reads(
+    lines: list[str], newline: str, last: bool
+) -> None:
+    text = newline.join(lines) + (newline if last else "")
+    reading = diff._read(split(text).lines)
+    n = len(split(text).lines)
+    starts = {*reading.files, *reading.hunk_lines}
+    first = next((k for k in range(n) if k in starts or split(text).lines[k].startswith("@@")), n)
+    outline = diff._outline(text)
+    assert outline == (reading.files, first, bool(reading.runs))
 
 
 def test_diff_keeps_its_full_ranking_when_the_headers_fit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -122,7 +122,8 @@ def _sections(split_text: Lines) -> list[_Group]:
     lead = nonblank[: positions[0]] if heads else nonblank
     if lead:
         groups.append(_Group(".", -1, lead[0], lead[-1] + 1, 0, lead))
-    for head, at, stop in zip(heads, positions, [*positions[1:], len(nonblank)], strict=True):
+    ends = [*positions[1:], len(nonblank)] if heads else []
+    for head, at, stop in zip(heads, positions, ends, strict=True):
         entries = nonblank[at + 1 : stop]
         end = entries[-1] + 1 if entries else head + 1
         groups.append(_Group(lines[head].rstrip(":").rstrip("/"), head, head + 1, end, 0, entries))
