@@ -19,7 +19,6 @@ MAX_LINES = 60
 LONG_FOR_NOW = {
     "klipui/shrink/hook.py::on_tool_result",
     "klipui/shrink/pipeline.py::_shrink",
-    "klipui/shrink/reducers/lint.py::reduce",
     "klipui/shrink/salience.py::_scan",
 }
 """Engine functions over `MAX_LINES` left for the helpers now editing klipui/shrink (issue 12

@@ -172,23 +172,32 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     n = len(lines)
     if n == 0:
         return None
-    text_lines = lines.lines
     diags = _diagnostics(lines)
     if len(diags) < 3:
         return None
     counts: Counter[str] = Counter(d.code for d in diags)
     priority = Marks()
-    mark = priority.mark
-
     summary_lines = lines.grep(_SUMMARY_WORDS, _SUMMARY)
     for i in summary_lines:
-        mark(i, TOP)
+        priority.mark(i, TOP)
+    _mark_diagnostics(lines.lines, diags, counts, priority.mark)
+    fitter = Fitter(lines, budget)
+    fitter.add_marks(priority, least=FLOOR + 1)
+    _add_rule_counts(fitter, counts, summary_lines)
+    fitter.add_marks(priority, below=FLOOR + 1)
+    return finish(fitter.plan(), n)
 
+
+def _mark_diagnostics(
+    lines: list[str], diags: list[_Diag], counts: Counter[str], mark: Mark
+) -> None:
+    """Rust errors first, then rare rules, then the first of each frequent rule, then new
+    shapes of a rule's message; exact repeats of frequent rules not at all."""
     seen: set[str] = set()
     seen_shapes: set[tuple[str, str]] = set()
     seen_exact: set[tuple[str, str]] = set()
     for d in diags:
-        exact = _NUMBERS.sub("#", text_lines[d.line]).strip()
+        exact = _NUMBERS.sub("#", lines[d.line]).strip()
         shape = _QUOTED.sub("_", exact)
         new_shape = (d.code, shape) not in seen_shapes
         new_exact = (d.code, exact) not in seen_exact
@@ -210,27 +219,27 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         else:
             continue
         mark(d.line, p)
-        _mark_block(text_lines, d, p, mark)
+        _mark_block(lines, d, p, mark)
         if d.kind == "eslint":
-            header = _eslint_file(text_lines, d.line)
+            header = _eslint_file(lines, d.line)
             if header is not None:
                 mark(header, p - 2)
 
-    fitter = Fitter(lines, budget)
-    fitter.add_marks(priority, least=FLOOR + 1)
+
+def _add_rule_counts(fitter: Fitter, counts: Counter[str], summary_lines: list[int]) -> None:
+    """`hits per rule:` for the frequent rules, after the tool's own summary when it has one."""
     common = sorted(
         ((count, code) for code, count in counts.items() if count > RARE), key=lambda x: -x[0]
     )
-    if common:
-        rows = _count_rows([f"{code} x{count}" for count, code in common])
-        where = None
-        if summary_lines:
-            last = summary_lines[0]
-            where = (last, last)
-        if not (where and fitter.add_summary(["hits per rule:", *rows], where=where)):
-            fitter.add_summary(["hits per rule:", *rows])
-    fitter.add_marks(priority, below=FLOOR + 1)
-    return finish(fitter.plan(), n)
+    if not common:
+        return
+    rows = _count_rows([f"{code} x{count}" for count, code in common])
+    where = None
+    if summary_lines:
+        last = summary_lines[0]
+        where = (last, last)
+    if not (where and fitter.add_summary(["hits per rule:", *rows], where=where)):
+        fitter.add_summary(["hits per rule:", *rows])
 
 
 def _diagnostics(lines: Lines) -> list[_Diag]:
