@@ -56,6 +56,14 @@ def test_terminal_output_is_cleaned_and_filters_apply(
     assert json.loads(capsys.readouterr().out) == []
 
 
+def test_options_may_sit_between_query_and_paths(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", "parser", "--json", "--in", "prompts", str(folder)]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert [(h["path"], h["kind"]) for h in hits] == [(str(folder / "one.jsonl"), "prompt")]
+
+
 def test_complaints(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["search", "x", str(folder), "--since", "last tuesday"]) == 2
     assert "--since" in capsys.readouterr().err
