@@ -11,7 +11,6 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from operator import itemgetter
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
 from klipui.shrink.text import chunks, line_starts, marker
@@ -383,10 +382,11 @@ class Fitter:
         `least <= priority < below`."""
         # highest priority first, the later line first among equals: two sorts in C (line
         # indices are unique, and a stable sort keeps the first order among equal priorities)
-        items = sorted(priority.items(), reverse=True)
-        items.sort(key=itemgetter(1), reverse=True)
+        order = sorted(priority, reverse=True)
+        order.sort(key=priority.__getitem__, reverse=True)
         misses = 0
-        for i, p in items:
+        for i in order:
+            p = priority[i]
             if not least <= p < below:
                 continue
             if self.try_add(Cand(i, i + 1, p)):

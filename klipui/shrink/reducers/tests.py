@@ -80,8 +80,9 @@ _HEADER = line_regex(
 
 _SUREFIRE = line_regex(r"^(?:\[ERROR\] )?[^\s<][^<\n]* <<< (?:FAILURE|ERROR)!$")
 _SUREFIRE_END = re.compile(r" <<< (?:FAILURE|ERROR)!$", re.M)
-"""Surefire's failure header, found from its end (a literal the engine finds fast) and then
-checked whole: led by its start it would read every line to the end."""
+_SUREFIRE_MARK = " <<< "
+"""Surefire's failure header, found from its end (the lines holding ` <<< `, by substring
+search) and then checked whole: led by its start it would read every line to the end."""
 
 _SECTION = line_regex(r"^(?:={5,}|-{5,} Captured|failures:$|Failures:$)")
 
@@ -290,9 +291,9 @@ def _mark_found(
             mark(i, HIGH)
         else:
             headers.append((i, kind))
-    for i in lines.hits(_SUREFIRE_END):
+    for i in lines_containing(lines, (_SUREFIRE_MARK,)):
         line = text_lines[i]
-        if _SUREFIRE.match(line) and "Tests run:" not in line:
+        if _SUREFIRE_END.search(line) and _SUREFIRE.match(line) and "Tests run:" not in line:
             headers.append((i, "surefire"))
     headers.sort()
     stops = sorted({i for i, _ in headers} | set(summary_lines) | set(sections))
