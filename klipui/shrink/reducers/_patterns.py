@@ -54,7 +54,7 @@ class Lines:
         """The lines as shown (colour codes kept)."""
         self.cost_starts: list[int] = shown.starts
         """Offsets in the original text (terminators as they are there, `\\r\\n` included)."""
-        escapes = text.count("\x1b")
+        escapes = text.count("\x1b") if "\x1b" in text else 0
         if escapes > len(shown.lines) // 8:
             ends_with_newline = text.endswith("\n")
             text = "".join(_plain(piece) for _, piece in chunks(text))

@@ -183,6 +183,8 @@ _FAIL_WORDS = ("ERROR",)
 _LEADING = line_regex(r"^(?:[ \t]*(?:[✗×✕✖]|not ok)|test \S+ \.\.\. ignored)")
 """With `_FAIL`, `_FAIL_WORDS` hold or `_LEADING` starts every line `_FAIL_LINE` matches (a
 `<<< FAILURE!` or `<<< ERROR!` holds one of the words)."""
+_SETUP_OR_LEADING = line_regex("^(?:" + _SETUP_LINE.pattern[1:] + "|" + _LEADING.pattern[1:] + ")")
+"""Both in one pass over the text (few lines match either: each is then told apart)."""
 
 _MAX_BLOCK = 400
 
@@ -232,7 +234,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     _mark_blocks(lines, headers, stops, priority)
     searched = _Searched(lines)
     _mark_fail_index(lines, bool(headers), searched, mark)
-    for i in lines.hits(_SETUP_LINE):
+    for i in searched.setup():
         mark(i, MID - 5)
     skips = {*lines_containing(lines, _SKIP_WORDS), *searched.leading()}
     skips.update(i for i in searched.failing() if "XFAIL" in text_lines[i])
@@ -252,7 +254,7 @@ class _Searched:
     def __init__(self, lines: Lines) -> None:
         self.lines = lines
         self._fail: list[int] | None = None
-        self._leading: list[int] | None = None
+        self._starts: tuple[list[int], list[int]] | None = None
 
     def failing(self) -> list[int]:
         """The lines holding `FAIL`."""
@@ -262,9 +264,21 @@ class _Searched:
 
     def leading(self) -> list[int]:
         """The lines `_LEADING` matches."""
-        if self._leading is None:
-            self._leading = self.lines.hits(_LEADING)
-        return self._leading
+        return self._setup_or_leading()[1]
+
+    def setup(self) -> list[int]:
+        """The lines `_SETUP_LINE` matches."""
+        return self._setup_or_leading()[0]
+
+    def _setup_or_leading(self) -> tuple[list[int], list[int]]:
+        if self._starts is None:
+            text_lines = self.lines.lines
+            hits = self.lines.hits(_SETUP_OR_LEADING)
+            self._starts = (
+                [i for i in hits if _SETUP_LINE.match(text_lines[i])],
+                [i for i in hits if _LEADING.match(text_lines[i])],
+            )
+        return self._starts
 
 
 def _mark_found(
