@@ -66,9 +66,9 @@ _FIELD_NEEDLES = (
 otherwise, `level=50`, is not one)."""
 _NUMERIC_LEVEL = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR"}
 """pino/bunyan levels; 60 is FATAL."""
-_STRUCTURED = re.compile(r"\s*(?:\{\"|(?:time|ts|timestamp)=\S+ level=|level=)")
 _SEVERE = frozenset({"ERROR", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG"})
 _WARN = frozenset({"WARN", "WARNING"})
+_STRUCTURED = re.compile(r"\s*(?:\{\"|(?:time|ts|timestamp)=\S+ level=|level=)")
 _SERVER_ERROR = re.compile(r"\" 5\d\d ")
 _KEYWORDS = (
     "slow query",
@@ -160,6 +160,15 @@ def _level_name(word: str) -> str:
     return _NUMERIC_LEVEL.get(level, "FATAL") if level.isdigit() else level
 
 
+_TROUBLE = {
+    word: level
+    for word in (*_LEVEL_WORDS.split("|"), *_FIELD_WORDS.split("|"), *(f"{d}0" for d in "123456"))
+    if (level := _level_name(word)) in _SEVERE or level in _WARN
+}
+"""Every level word the level regexes capture whose records are worth a look (warnings and
+worse), with its level."""
+
+
 def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tuple[int, str]]]:
     """Records by level, and the records worth a look (warnings and worse, holding one of the
     needles) with their level, in order: one pass of the newline-led level regex, a line
@@ -170,36 +179,24 @@ def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tup
         else (_LEVEL, _LEVEL_LED, _NEEDLES)
     )
     text, starts, text_lines = lines.text, lines.starts, lines.lines
-    worth: dict[str, str] = {}
     found: list[tuple[int, str]] = []
     first = pattern.match(text)
-    if first is not None and _worth(first.group(1), worth):
-        found.append((0, worth[first.group(1)]))
+    if first is not None and first[1] in _TROUBLE:
+        found.append((0, _TROUBLE[first[1]]))
     words: list[str] = []
     append = words.append
     for m in led.finditer(text):
-        word = m.group(1)
+        word = m[1]
         append(word)
-        level = worth.get(word)
-        if level is None:
-            level = _worth(word, worth)
-        if level:
-            found.append((bisect_left(starts, m.start() + 1), level))
+        if word in _TROUBLE:
+            found.append((bisect_left(starts, m.start() + 1), _TROUBLE[word]))
     if first is not None:
-        append(first.group(1))  # counted last, as it was found last
+        append(first[1])  # counted last, as it was found last
     levels: Counter[str] = Counter()
     for word, count in Counter(words).items():
         levels[_level_name(word)] += count
     trouble = [(i, level) for i, level in found if any(n in text_lines[i] for n in needles)]
     return levels, trouble
-
-
-def _worth(word: str, worth: dict[str, str]) -> str:
-    """The level of `word` when its records are worth a look (warnings and worse), else ""
-    (remembered in `worth`)."""
-    level = _level_name(word)
-    worth[word] = level if level in _SEVERE or level in _WARN else ""
-    return worth[word]
 
 
 def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) -> set[str]:
