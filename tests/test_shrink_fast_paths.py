@@ -439,37 +439,3 @@ def test_salience_scores_are_reused_as_copies() -> None:
     again = salience.Scores(lines, hint, 2000)
     assert again.score == expected and again.score is not first.score
     assert salience.Scores(lines, Hint(tool="read"), 2000).score != expected
-
-
-# pipeline: the collector paused while a shrink runs ---------------------------------------------
-
-
-def test_shrink_pauses_the_collector_and_restores_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gc
-
-    text = "".join(f"line {k}\n" for k in range(3_000))
-    enabled_inside: list[bool] = []
-    real = pipeline_module._shrink
-
-    def spy(*args: object) -> object:
-        enabled_inside.append(gc.isenabled())
-        return real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(pipeline_module, "_shrink", spy)
-    assert gc.isenabled()
-    assert shrink(text, Hint(), Budget(400)).reduced
-    assert enabled_inside == [False] and gc.isenabled()
-    gc.disable()  # a caller that turned it off keeps it off
-    try:
-        shrink(text, Hint(), Budget(400))
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-
-    def failing(*args: object) -> object:
-        raise RuntimeError("reducer bug")
-
-    monkeypatch.setattr(pipeline_module, "_shrink", failing)
-    with pytest.raises(RuntimeError):
-        shrink(text, Hint(), Budget(400))
-    assert gc.isenabled()

@@ -20,14 +20,12 @@ A reducer module may also define, besides `name`, `detect` and `reduce`:
 
 from __future__ import annotations
 
-import gc
 import heapq
 import importlib
 import importlib.util
 import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import accumulate, compress, groupby, repeat
 from operator import gt
@@ -956,26 +954,7 @@ def shrink(
     extra: Iterable[object] = (),
 ) -> Shrunk:
     """Shrink `text` to fit `budget`, keeping what its shape says matters (see module docs)."""
-    with _collector_paused():
-        return _shrink(text, hint, budget, spill, only, disable, extra)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a shrink runs (unless it is off already).
-
-    A shrink makes hundreds of thousands of short-lived objects that form no cycles (plan
-    pieces, marks, groups); their count alone triggers collection passes that walk every live
-    object and free nothing: a quarter of the time of a 20 MB listing. Reference counting
-    still frees everything as usual."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+    return _shrink(text, hint, budget, spill, only, disable, extra)
 
 
 def _shrink(
