@@ -351,7 +351,12 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
                 append(_Piece(start, end, item.priority, None, cost, end - start))
         else:
             said = item.lines if isinstance(item, Summary) else ()
-            rows = tuple(part.rstrip("\r") for line in said for part in str(line).split("\n"))
+            rows: tuple[str, ...]
+            one = said[0] if len(said) == 1 else None
+            if type(one) is str and "\n" not in one and "\r" not in one:
+                rows = (one,)  # one plain row (most summaries): nothing to split or strip
+            else:
+                rows = tuple(part.rstrip("\r") for line in said for part in str(line).split("\n"))
             if layout.cap > 0:
                 rows = tuple(cap_line(row, layout.cap) for row in rows)
             cost = sum(len(row) + 1 for row in rows)
