@@ -17,7 +17,6 @@ ENGINES = ("session", "klip", "shrink", "conversation")
 UI = ("textual", "klipui.app", "klipui.screens", "klipui.widgets")
 MAX_LINES = 60
 LONG_FOR_NOW = {
-    "klipui/shrink/hook.py::on_tool_result",
     "klipui/shrink/pipeline.py::_shrink",
     "klipui/shrink/reducers/lint.py::reduce",
     "klipui/shrink/reducers/log.py::reduce",
