@@ -33,6 +33,13 @@ from klipui.session.formats._turnkit import EventLog, first_seen_origins, title_
 from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines, text_or_none
 from klipui.session.formats.claude.chain import nearest_kept, parents
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.resume import (
+    ResumeCommand,
+    project_folder,
+    project_key,
+    prompt_args,
+    session_id_for,
+)
 from klipui.session.turns import build_turns
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
@@ -349,6 +356,23 @@ class QwenAdapter(Adapter):
 
     def replace_result(self, value: Any, call_id: str, text: str) -> Any | None:
         return replace_result(value, call_id, text)
+
+    def resume(self, session: Session, prompt: str | None = None) -> ResumeCommand:
+        """`qwen --resume <id>` from the project folder (`qwen --resume <id> <prompt>` runs once).
+
+        Qwen Code finds a session only as `~/.qwen/projects/<project key>/chats/<id>.jsonl` of
+        the folder it runs in, and refuses a file whose records name another session id."""
+        session_id = session_id_for(session, self.agent)
+        cwd = project_folder(session, self.agent)
+        note = ""
+        expected = ("projects", project_key(str(cwd)), "chats", f"{session_id}.jsonl")
+        if session.path.parts[-4:] != expected:
+            note = (
+                f"Qwen Code looks for it as ~/.qwen/projects/{expected[1]}/chats/{expected[3]}; "
+                "this file is elsewhere, so it may not find it"
+            )
+        argv = ("qwen", "--resume", session_id, *prompt_args(prompt))
+        return ResumeCommand(self.agent, argv, cwd, note)
 
 
 ADAPTER = QwenAdapter()
