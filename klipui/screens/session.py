@@ -554,13 +554,13 @@ class SessionScreen(KlipuiScreen):
             return
         view = self.query_one(EventView)
         block = view.first_result()
-        if block is None:
+        if block is None or block.item is None:
             self.notify("No tool result in this turn.")
             return
         view.invalidate()
         from klipui.screens.shrink import ShrinkScreen
 
-        self.app.push_screen(ShrinkScreen(session, block))
+        self.app.push_screen(ShrinkScreen(session, block.event_index, block.item.call_id))
 
     # --- find ----------------------------------------------------------------------------------
 
