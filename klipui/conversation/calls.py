@@ -72,9 +72,18 @@ def json_text(value: Any, indent: int | None = 2) -> str:
         return "(nested too deeply to show)"
 
 
+def _lines(text: str) -> list[str]:
+    """The lines of `text` split at newlines only (a final newline ends the last line)."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def edit_diff(args: dict[str, Any]) -> str | None:
-    """A unified diff of an edit call (Claude Edit/MultiEdit, pi edit, str_replace), None when
-    the arguments are not an edit."""
+    """A unified diff of an edit call (Claude Edit/MultiEdit, pi edit, str_replace), one per
+    edit, every line its own (a text without a final newline included); "" when no edit
+    changes anything; None when the arguments are not an edit."""
     path = str(args.get("file_path") or args.get("path") or "file")
     listed = args.get("edits")
     edits: list[Any] = listed if isinstance(listed, list) else [args]
@@ -86,16 +95,13 @@ def edit_diff(args: dict[str, Any]) -> str | None:
             old, new = edit.get(old_key), edit.get(new_key)
             if isinstance(old, str) and isinstance(new, str):
                 lines = difflib.unified_diff(
-                    old.splitlines(keepends=True),
-                    new.splitlines(keepends=True),
-                    f"a/{path}",
-                    f"b/{path}",
+                    _lines(old), _lines(new), f"a/{path}", f"b/{path}", lineterm=""
                 )
-                parts.append("".join(lines))
+                parts.append("\n".join(lines))
                 break
     if not parts:
         return None
-    return "\n".join(part if part.endswith("\n") else part + "\n" for part in parts)
+    return "".join(part + "\n" for part in parts if part)
 
 
 def _patch(args: dict[str, Any]) -> str | None:

@@ -14,17 +14,18 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Input, LoadingIndicator, Static
 
 from klipui.demo import is_demo
-from klipui.klip import LEFT_OPEN, turn_endings
+from klipui.klip import ending_note, turn_endings
 from klipui.memory import return_freed_memory
 from klipui.screens.base import KlipuiScreen
 from klipui.search.find import Match, MatchCursor, find_matches, find_terms, term_pattern
 from klipui.session.display import clean_line, display_title
+from klipui.session.marks import NAMES, TurnMark, turn_marks
 from klipui.session.model import Session, SessionInfo
 from klipui.widgets.event_view import EventView
 from klipui.widgets.find_bar import FindBar
 from klipui.widgets.format import human_count, human_size, one_line, plural
 from klipui.widgets.interval_bar import IntervalBar
-from klipui.widgets.turn_list import TurnList
+from klipui.widgets.turn_list import Marks, TurnList
 
 if TYPE_CHECKING:
     from klipui.session.follow import Change, Follower
@@ -91,41 +92,6 @@ def agent_name(format_name: str) -> str:
         return str(getattr(adapter(format_name), "agent", format_name))
     except (KeyError, ImportError, ValueError):
         return format_name
-
-
-def turn_marks(session: Session) -> dict[int, str]:
-    """Marks per turn number: ◆ a compaction, ⑂ a sidechain (sub-agent work inside the turn),
-    ⎇ a rewound branch kept in the file."""
-    marks: dict[int, str] = {}
-    events = session.events
-    for turn in session.turns:
-        compaction = sidechain = branch = False
-        for index in range(turn.start, turn.end):
-            event = events[index]
-            if event.type == "compaction/summary":
-                compaction = True
-            elif event.type.endswith("/branch"):
-                branch = True
-            elif isinstance(event.data, dict) and "sidechain" in event.data:
-                sidechain = True
-        mark = ("◆" if compaction else "") + ("⑂" if sidechain else "") + ("⎇" if branch else "")
-        if mark:
-            marks[turn.number] = mark
-    return marks
-
-
-def ending_note(how: str) -> tuple[str, str]:
-    """How a turn that did not complete ended (a short header line), and what a clip does with
-    it (a sentence under it)."""
-    if how == LEFT_OPEN:
-        return (
-            "… turn never ended",
-            "Still running, or stopped mid-turn. A clip leaves it out unless you include it "
-            "(u in the clip preview).",
-        )
-    if how == "open":
-        return "⊘ turn never ended", "The next prompt came first. A clip keeps it as it is."
-    return f"⊘ turn ended: {how}", "It did not complete. A clip keeps it as it is."
 
 
 class SessionScreen(KlipuiScreen):
@@ -264,7 +230,7 @@ class SessionScreen(KlipuiScreen):
         self.query_one("#session-info", Static).update(Text(f"⚠ {clean_line(message)}"))
         self.notify(message, severity="error", timeout=10, markup=False)
 
-    def _loaded(self, session: Session, marks: dict[int, str], partial: bool = False) -> None:
+    def _loaded(self, session: Session, marks: Marks, partial: bool = False) -> None:
         if not self.is_attached:
             return  # a worker's result for a screen that has closed
         was_partial = self.partial
@@ -416,21 +382,21 @@ class SessionScreen(KlipuiScreen):
 
     # --- navigation --------------------------------------------------------------------------
 
-    def _next_turn_with(self, has: str) -> int | None:
-        """The index of the next turn that has `has` ("error" or a mark), from the top again
-        past the last turn; None when no turn has it."""
+    def _next_turn_with(self, mark: TurnMark) -> int | None:
+        """The index of the next turn that has `mark`, from the top again past the last turn;
+        None when no turn has it."""
         turns = self.query_one(TurnList)
         count = len(turns.turns)
         for step in range(1, count + 1):
             index = (turns.cursor + step) % count
-            turn = turns.turns[index]
-            if (has == "error" and turn.errors) or (has in turns.marks.get(turn.number, "")):
+            if mark in turns.marks_of(turns.turns[index]):
                 return index
         return None
 
-    def _jump_to_mark(self, mark: str, what: str) -> None:
+    def _jump_to_mark(self, mark: TurnMark) -> None:
         turns = self.query_one(TurnList)
-        marked = [t.number for t in turns.turns if mark in turns.marks.get(t.number, "")]
+        what = NAMES[mark]
+        marked = [t.number for t in turns.turns if mark in turns.marks_of(t)]
         index = self._next_turn_with(mark)
         if not marked or index is None:
             self.notify(f"No {what} in this session.")
@@ -442,14 +408,14 @@ class SessionScreen(KlipuiScreen):
         self.notify(f"{what.capitalize()} {position} of {len(marked)}: turn {number}{wrapped}")
 
     def action_next_compaction(self) -> None:
-        self._jump_to_mark("◆", "compaction")
+        self._jump_to_mark(TurnMark.COMPACTION)
 
     def action_next_sidechain(self) -> None:
-        self._jump_to_mark("⑂", "sidechain")
+        self._jump_to_mark(TurnMark.SIDECHAIN)
 
     def action_next_error(self) -> None:
         turns = self.query_one(TurnList)
-        index = self._next_turn_with("error")
+        index = self._next_turn_with(TurnMark.ERROR)
         if index is None:
             self.notify("No failed tool call in this session.")
             return
@@ -498,7 +464,7 @@ class SessionScreen(KlipuiScreen):
         if session is None:
             return
         turns = self.query_one(TurnList)
-        inline = [t for t in turns.turns if "⑂" in turns.marks.get(t.number, "")]
+        inline = [t for t in turns.turns if TurnMark.SIDECHAIN in turns.marks_of(t)]
         if not session.subagents and not inline:
             self.notify("No sub-agent in this session: no sub-agent file, no inline sidechain.")
             return
@@ -729,7 +695,7 @@ class SessionScreen(KlipuiScreen):
         self._polling = False
         self._next_poll = next_poll
 
-    def _followed(self, change: Change, looks: tuple[dict[int, str], dict[int, str]]) -> None:
+    def _followed(self, change: Change, looks: tuple[Marks, dict[int, str]]) -> None:
         """Draw a change of the file: more turns and events, a re-read file, a problem."""
         if not self.is_attached or self.partial:
             return
