@@ -111,6 +111,20 @@ async def test_sort_by_column_and_reverse(tmp_path: Path) -> None:
         assert tokens == sorted(tokens, reverse=True)
 
 
+async def test_typing_a_filter_replaces_rows_and_keeps_the_columns(tmp_path: Path) -> None:
+    app = make_app(_folder(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        table = app.screen.query_one(SessionTable)
+        columns = dict(table.columns)
+        await pilot.press("slash", *"pi-m")
+        await pilot.pause()
+        assert table.row_count == 2
+        assert table.columns == columns
+        assert all(table.columns[key] is column for key, column in columns.items())
+        assert sum(column.width for column in columns.values()) <= 120
+
+
 async def test_group_by_project(tmp_path: Path) -> None:
     app = make_app(_folder(tmp_path))
     async with app.run_test(size=(120, 30)) as pilot:
@@ -118,8 +132,10 @@ async def test_group_by_project(tmp_path: Path) -> None:
         await pilot.press("g")
         await pilot.pause()
         table = app.screen.query_one(SessionTable)
-        groups = [str(k.value) for k in table.rows if str(k.value).startswith("group:")]
-        assert any("pi-mono · 2" in g for g in groups), groups
+        groups = [
+            table.get_row(key)[0].plain for key in table.rows if str(key.value).startswith("group:")
+        ]
+        assert "pi-mono · 2" in groups, groups
         await pilot.press("g")
         await pilot.pause()
         assert not any(str(k.value).startswith("group:") for k in table.rows)

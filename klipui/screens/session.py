@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -330,9 +331,11 @@ class SessionScreen(KlipuiScreen):
         if pending is not None:
             self.show_turn(pending)
 
-    def show_turn(self, number: int, keep_place: bool = False) -> None:
+    def show_turn(
+        self, number: int, keep_place: bool = False, then: Callable[[], None] | None = None
+    ) -> None:
         """Draw the events of turn `number` in the event view (at the same place when
-        `keep_place`: the turn grew)."""
+        `keep_place`: the turn grew), then call `then` (a big turn is drawn once built)."""
         session = self.session
         if session is None or not 1 <= number <= len(session.turns):
             return
@@ -342,16 +345,28 @@ class SessionScreen(KlipuiScreen):
         view = self.query_one(EventView)
         how = self.query_one(TurnList).endings.get(number)
         note = ending_note(how) if how is not None else None
+        focus_error, self._focus_error = self._focus_error, False
+        wrapped = self._error_wrapped
+
+        def shown() -> None:
+            if focus_error:
+                view.next_error_block(from_start=True)
+                self._say_error_position(wrapped)
+            if then is not None:
+                then()
+
         view.show_turn(
-            session, turn.start, turn.end, self.show_all, note=note, keep_place=keep_place
+            session,
+            turn.start,
+            turn.end,
+            self.show_all,
+            note=note,
+            keep_place=keep_place,
+            then=shown,
         )
         if number == len(session.turns) and self.unseen and not keep_place:
             self.unseen = 0
             self._update_info()
-        if self._focus_error:
-            self._focus_error = False
-            view.next_error_block(from_start=True)
-            self._say_error_position(self._error_wrapped)
 
     @on(TurnList.SelectionChanged)
     def _selection_changed(self, event: TurnList.SelectionChanged) -> None:
@@ -619,9 +634,16 @@ class SessionScreen(KlipuiScreen):
         self._pending_turn = None
         view = self.query_one(EventView)
         shown = view.document
-        if shown is None or not any(b.event_index == match.event for b in shown.blocks):
-            self.show_turn(match.turn)
-        view.show_match(match.event, match.kind, match.occurrence)
+        if (
+            view.building
+            or shown is None
+            or not any(b.event_index == match.event for b in shown.blocks)
+        ):
+            self.show_turn(
+                match.turn, then=lambda: view.show_match(match.event, match.kind, match.occurrence)
+            )
+        else:
+            view.show_match(match.event, match.kind, match.occurrence)
         status = self.finder.position() + (" · wrapped" if wrapped else "")
         self.query_one(FindBar).set_status(status)
 
@@ -727,8 +749,7 @@ class SessionScreen(KlipuiScreen):
             last = len(session.turns)
             if turns.cursor != last - 1:
                 turns.cursor = last - 1
-            self.show_turn(last)
-            view.show_end()
+            self.show_turn(last, then=view.show_end)
         else:
             self.unseen += max(0, change.events) if change.kind == "appended" else 0
             current = turns.current
@@ -745,8 +766,7 @@ class SessionScreen(KlipuiScreen):
             turns = self.query_one(TurnList)
             if turns.turns:
                 turns.cursor = len(turns.turns) - 1
-                self.show_turn(len(turns.turns))
-                self.query_one(EventView).show_end()
+                self.show_turn(len(turns.turns), then=self.query_one(EventView).show_end)
             self.notify("Following: new events scroll into view (f stops).")
         else:
             self.notify("Not following: new events are counted in the header.")
