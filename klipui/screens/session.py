@@ -584,7 +584,13 @@ class SessionScreen(KlipuiScreen):
         self.query_one(FindBar).set_status("finding…")
         self._find_worker(self.session, query, at)
 
-    @work(thread=True, exclusive=True, group="session-find", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="session-find",
+        exit_on_error=False,
+        description="find in the session",  # not the default: the repr of a whole session
+    )
     def _find_worker(self, session: Session, query: str, at: tuple[int, str] | None) -> None:
         matches = find_matches(session, query)
         self.app.call_from_thread(self._found, session, query, matches, at)

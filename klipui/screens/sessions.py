@@ -196,7 +196,13 @@ class SessionsScreen(KlipuiScreen):
         listed = list(self.infos.values()) if self._watch is None else []
         self.watch_listing(listed, self._looks % NEW_EVERY == 0)
 
-    @work(thread=True, exclusive=True, group="sessions-watch", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="sessions-watch",
+        exit_on_error=False,
+        description="look at the listed files",  # not the default: the repr of every info
+    )
     def watch_listing(self, listed: list[SessionInfo], find_new: bool) -> None:
         """Fresh figures for the sessions whose files changed, and the new sessions."""
         from klipui.session.watch import ListingWatch

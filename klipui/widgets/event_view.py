@@ -197,7 +197,13 @@ class EventView(LineView):
             session, key, self.styles_map(), self.app.console, self.text_width, keep_place
         )
 
-    @work(thread=True, exclusive=True, group="event-build", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="event-build",
+        exit_on_error=False,
+        description="build a turn's events",  # not the default: the repr of a whole session
+    )
     def _build_in_worker(
         self,
         session: Session,
