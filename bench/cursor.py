@@ -5,14 +5,15 @@ the cursor N times (down, then back up) in a headless app and times, per move, o
 `cursor`: the key's action and the repaint of every visible row of the turn list and the event
 view; `key`: that plus asking for the new turn's events and painting the view (a turn of up to
 40 events is built right there, a bigger one only handed to a worker); `install`: when a
-worker's build lands, putting it on screen and painting it. `build` is the worker's own time
-(wall clock, off the UI thread). `key_cpu` and `install_cpu` are the UI thread's own CPU time
-(`time.thread_time`), which other processes on a busy machine do not inflate. The key-repeat debounce is set aside, so every move draws its
-turn (the worst case). Target: `key` and `install` under one frame (16 ms).
+worker's build lands, putting it on screen and painting it. `build_wall` is how long a worker's
+build took to land (wall clock, off the UI thread). `key_cpu` and `install_cpu` are the UI
+thread's own CPU time (`time.thread_time`), which other processes on a busy machine do not
+inflate. The key-repeat debounce is set aside, so every move draws its turn (the worst case).
+Target: one frame (16 ms) of CPU per key.
 
-The session is made here (`--generate`, kept in bench/data/): 5,000 Claude Code turns, every
-tenth of the first 300 a turn of about 510 events (170 tool calls), the others a prompt, one call
-and an answer (about 21 MB, 49,703 events).
+The session is made on the first run (kept in bench/data/): 5,000 Claude Code turns, every
+tenth of the first 300 a turn of 514 events (170 tool calls), the others a prompt, one call and
+an answer (21 MB, 49,703 events).
 
     python bench/cursor.py [--moves N] [--profile]
 
