@@ -3,11 +3,16 @@ once built, drops a build that a newer move made stale, and runs what waited for
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
 from app_support import make_app, settle, wait_for
+from textual.pilot import Pilot
 
+from klipui.app import KlipuiApp
+from klipui.screens.session import SessionScreen
+from klipui.session.model import Session
 from klipui.widgets.event_doc import EventDocument
 from klipui.widgets.event_view import BUILD_HERE, EventView
 from klipui.widgets.turn_list import TurnList
@@ -95,3 +100,51 @@ async def test_next_error_waits_for_the_big_turn(tmp_path: Path) -> None:
         await settle(pilot, app)
         block = view.current_block
         assert block is not None and block.kind == "error"
+
+
+async def test_a_failed_build_says_so_instead_of_building_forever(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import klipui.widgets.event_view as event_view
+
+    def broken(*args: object, **kwargs: object) -> list[object]:
+        raise RecursionError("too deep")
+
+    path = _messages_session(tmp_path / "broken.jsonl", [1, 60])
+    app = make_app(tmp_path, open_first=path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        view = screen.query_one(EventView)
+        monkeypatch.setattr(event_view, "build_blocks", broken)
+        screen.show_turn(2)
+        await wait_for(pilot, lambda: not view.building)
+        assert [b.kind for b in view.document.blocks] == ["failed"]
+        assert "RecursionError" in view.document.blocks[0].header.plain
+
+
+async def _build_and_find(pilot: Pilot, app: KlipuiApp) -> None:
+    screen = app.screen
+    assert isinstance(screen, SessionScreen)
+    view = screen.query_one(EventView)
+    screen.show_turn(2)
+    await wait_for(pilot, lambda: not view.building)
+    screen.find("done")
+    await wait_for(pilot, lambda: bool(screen.finder.matches))
+    await settle(pilot, app)
+
+
+async def test_a_closed_screen_keeps_no_session_after_a_build_and_a_find(tmp_path: Path) -> None:
+    def sessions() -> int:
+        gc.collect()  # what stays is held, not garbage waiting for a collection
+        return sum(1 for thing in gc.get_objects() if isinstance(thing, Session))
+
+    path = _messages_session(tmp_path / "closed.jsonl", [1, 60])
+    app = make_app(tmp_path, open_first=path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await _build_and_find(pilot, app)
+        assert sessions() >= 1
+        app.pop_screen()
+        await settle(pilot, app)
+        assert sessions() == 0

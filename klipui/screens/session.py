@@ -90,8 +90,8 @@ def agent_name(format_name: str) -> str:
     from klipui.session.formats import adapter
 
     try:
-        return str(getattr(adapter(format_name), "agent", format_name))
-    except (KeyError, ImportError, ValueError):
+        return adapter(format_name).agent
+    except KeyError:
         return format_name
 
 
@@ -582,16 +582,16 @@ class SessionScreen(KlipuiScreen):
             self._find_first = (query, at)
             return
         self.query_one(FindBar).set_status("finding…")
-        self._find_worker(self.session, query, at)
+        self._find_worker(query, at)
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="session-find",
-        exit_on_error=False,
-        description="find in the session",  # not the default: the repr of a whole session
-    )
-    def _find_worker(self, session: Session, query: str, at: tuple[int, str] | None) -> None:
+    @work(thread=True, exclusive=True, group="session-find", exit_on_error=False)
+    def _find_worker(self, query: str, at: tuple[int, str] | None) -> None:
+        """Find `query` in the session the screen shows (read here, not passed: Textual keeps a
+        finished worker's arguments in the context of its callback, which would keep a closed
+        session alive)."""
+        session = self.session
+        if session is None:
+            return
         matches = find_matches(session, query)
         self.app.call_from_thread(self._found, session, query, matches, at)
 

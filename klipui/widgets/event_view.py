@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.console import Console
@@ -36,6 +37,20 @@ BUILD_HERE = 40
 """Turns of at most this many events are laid out at once; bigger ones in a worker thread
 (a 500-event turn takes about a tenth of a second), the view saying "building…" meanwhile."""
 DocumentKey = tuple[int, int, bool, tuple[str, str] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRequest:
+    """A turn's document to build in a worker, and what building it needs."""
+
+    session: Session
+    key: DocumentKey
+    styles: dict[str, Style]
+    console: Console
+    width: int
+    keep_place: bool
+
+
 STYLE_NAMES = (
     "prompt",
     "assistant",
@@ -140,6 +155,8 @@ class EventView(LineView):
         self._then: Callable[[], None] | None = None
         self.building = False
         """True while the turn asked for is built in a worker (the view says so meanwhile)."""
+        self._request: BuildRequest | None = None
+        """What the build worker is to build next."""
         self.find_pattern: re.Pattern[str] | None = None
         """Find matches to highlight in every turn shown."""
 
@@ -147,6 +164,8 @@ class EventView(LineView):
         """Drop the session and its documents: the closed screen may outlive its close."""
         self._documents.clear()
         self._documents_of = None
+        self._request = None
+        self._then = None
         self.document = None
 
     def styles_map(self) -> dict[str, Style]:
@@ -193,48 +212,57 @@ class EventView(LineView):
                 "building", start, Text(f"building the turn ({count})…", self.styles_map()["meta"])
             )
             self._show(EventDocument([line], self.styles_map(), self.app.console), False)
-        self._build_in_worker(
+        self._request = BuildRequest(
             session, key, self.styles_map(), self.app.console, self.text_width, keep_place
         )
+        self._build_in_worker()
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="event-build",
-        exit_on_error=False,
-        description="build a turn's events",  # not the default: the repr of a whole session
-    )
-    def _build_in_worker(
-        self,
-        session: Session,
-        key: DocumentKey,
-        styles: dict[str, Style],
-        console: Console,
-        width: int,
-        keep_place: bool,
-    ) -> None:
-        """Build and lay out a turn's document off the UI thread; hand it over unless a newer
-        turn was asked for meanwhile."""
+    @work(thread=True, exclusive=True, group="event-build", exit_on_error=False)
+    def _build_in_worker(self) -> None:
+        """Build and lay out the asked-for turn's document off the UI thread; hand it over
+        unless a newer turn was asked for meanwhile.
+
+        The request is read from the view, never passed as an argument: Textual keeps a
+        finished worker (and its arguments) in the context of the callback it hands over, so an
+        argument would keep a closed session alive."""
+        request = self._request
+        if request is None:
+            return
+        session, key, styles, console = (
+            request.session,
+            request.key,
+            request.styles,
+            request.console,
+        )
         worker = get_current_worker()
 
         def stale() -> bool:
             return worker.is_cancelled or self._wanted != key or session is not self._documents_of
 
-        document = self._build(session, key, styles, console, stale)
-        if stale():
+        try:
+            document = self._build(session, key, styles, console, stale)
+            if stale():
+                return
+            document.row_count(request.width)  # the layout at the width it is likely drawn at
+        except Exception as error:  # drawn as one line: the turn must not stay "building…"
+            line = Text(f"⚠ could not draw this turn: {type(error).__name__}", styles["error"])
+            document = EventDocument([Block("failed", key[0], line)], styles, console)
+            self.app.call_from_thread(self._built, request, document, False)
             return
-        document.row_count(width)  # the layout, at the width it will most likely be drawn at
-        self.app.call_from_thread(self._built, session, key, document, keep_place)
+        self.app.call_from_thread(self._built, request, document)
 
-    def _built(
-        self, session: Session, key: DocumentKey, document: EventDocument, keep_place: bool
-    ) -> None:
-        if not self.is_attached or session is not self._documents_of:
+    def _built(self, request: BuildRequest, document: EventDocument, keep: bool = True) -> None:
+        """Show a built document if its turn is still the one asked for (and keep it for going
+        back to that turn, unless not `keep`)."""
+        if self._request is request:
+            self._request = None
+        if not self.is_attached or request.session is not self._documents_of:
             return  # a build for a session (or a screen) that has gone
-        self._documents[key] = document
-        if self._wanted == key:
+        if keep:
+            self._documents[request.key] = document
+        if self._wanted == request.key:
             self.building = False
-            self._install(document, keep_place)
+            self._install(document, request.keep_place)
 
     def _install(self, document: EventDocument, keep_place: bool) -> None:
         if keep_place and self.document is not None:
