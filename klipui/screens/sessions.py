@@ -58,6 +58,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("tokens", "Tokens", lambda i: i.tokens or 0, numeric=True),
     Column("size", "Size", lambda i: i.bytes, numeric=True),
 )
+UPDATED = next(index for index, column in enumerate(COLUMNS) if column.key == "updated")
+"""The index of the "Updated" cell in a row (the one that changes with the clock alone)."""
 
 
 def _discover_paths(sources: Sources) -> list[Path] | None:
@@ -126,6 +128,9 @@ class SessionsScreen(KlipuiScreen):
         self._watch: ListingWatch | None = None
         self._watching = False
         self._looks = 0
+        self._drawn: dict[str, tuple[SessionInfo, tuple[object, ...], list[Text]]] = {}
+        """Path → the info its cells were drawn from, how (depth, widths) and the cells:
+        typing a filter draws again only the rows it has not drawn that way."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -278,10 +283,19 @@ class SessionsScreen(KlipuiScreen):
         self._update_status()
 
     def _row_cells(self, row: Row, now: float) -> list[Text]:
+        """The cells of a row (the title a copy: fitting it to the width cuts it)."""
         if row.info is None:
             title = Text(clean_line(f"{row.group} · {row.members}"), style="bold")
             return [title, *[Text("") for _ in range(len(COLUMNS) - 1)]]
-        return self._cells(row.info, row.depth, now)
+        how = (row.depth, self.group, self.narrow, self.title_room)
+        drawn = self._drawn.get(row.key)
+        if drawn is None or drawn[0] is not row.info or drawn[1] != how:
+            if len(self._drawn) > 4 * len(self.infos) + 100:
+                self._drawn.clear()
+            drawn = self._drawn[row.key] = (row.info, how, self._cells(row.info, row.depth, now))
+        title, *rest = drawn[2]
+        rest[UPDATED - 1] = Text(relative_time(row.info.updated, now))  # the one cell time moves
+        return [title.copy(), *rest]
 
     def _widths(self, rows: list[list[Text]]) -> list[int]:
         """Column widths measured here, not left to the table: they must shrink with the
