@@ -97,7 +97,7 @@ MIN_TABLE_ROWS = 12
 COLUMN_QUANTILE = 0.8
 MAX_COLUMNS = 12
 MAX_OUTLIERS = 12
-TOP_VALUES = 3
+TOP_VALUES = 6
 COLUMN_RARE = 620
 COLUMN_TOP = 610
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*(?:\.\d+)?)[ \t]*(%|[KMGTkmgt](?:i?B)?|B|ms|s|us|µs)?")
@@ -167,6 +167,7 @@ _ZERO = re.compile(
     r"|\bwithout (?:errors?|failures?|warnings?)\b"
 )
 """Counts of zero and denials ("0 errors", "Failures: 0", "no errors"): not a signal."""
+_ANSI_END = re.compile(r"\x1b\[[\d;]*m\Z")
 _RULE = re.compile(r"^[ \t]*[-=+|:_ ]*[-=]{3,}[-=+|:_ ]*$", re.MULTILINE)
 
 
@@ -257,6 +258,23 @@ def _emphatic(original: str, start: int, end: int) -> bool:
     return len(line.split()) <= 6
 
 
+def _inside_name(original: str, start: int, end: int) -> bool:
+    """True when the lower-case signal word at `original[start:end]` is part of a name, not a
+    report: inside a word (`liberror`, not `ValueError` or a coloured `\\x1b[91merror`) or a path
+    (`lib/errors.py`)."""
+    if original[start].isupper():
+        return False
+    if start and original[start - 1].isalpha():
+        return not _ANSI_END.search(original, max(0, start - 12), start)
+    line_start = original.rfind("\n", 0, start) + 1
+    line_end = original.find("\n", end)
+    line_end = len(original) if line_end < 0 else line_end
+    left = max(original.rfind(" ", line_start, start), original.rfind("\t", line_start, start))
+    rights = [k for k in (original.find(c, end, line_end) for c in " \t") if k >= 0]
+    token = original[max(left + 1, line_start) : min(rights, default=line_end)]
+    return "/" in token or "\\" in token
+
+
 def searching(hint: Hint) -> bool:
     """True for the results of a search (a grep-like tool or command)."""
     tool = (hint.tool or "").lower()
@@ -281,6 +299,8 @@ def _signals(
         offset = starts[line]
         for start, end in sorted(spans):
             if any(a <= start - offset < b for a, b in zero) or lowered[start:end] in common:
+                continue
+            if _inside_name(original, start, end):
                 continue
             if _emphatic(original, start, end):
                 strong.add(line)
@@ -521,19 +541,37 @@ def column_outliers(lines: Sequence[str]) -> dict[int, int]:
         column = [fields[j] for fields in rows]
         values = Counter(column)
         if 1 < len(values) <= max(3, count // 20):
-            rare = sorted((c, v) for v, c in values.items() if c <= max(1, count // 50))
-            picked = [k for k, v in enumerate(column) if v in {v for _, v in rare}]
-            if 0 < len(picked) <= MAX_OUTLIERS:
-                for k in picked:
-                    found[index[k]] = max(found.get(index[k], 0), COLUMN_RARE)
-            continue
-        numbers = [_number(v) for v in column]
-        known = [(x, k) for k, x in enumerate(numbers) if x is not None]
-        if len(known) < COLUMN_QUANTILE * count or len({x for x, _ in known}) < MIN_TABLE_ROWS:
-            continue
-        for _, k in heapq.nlargest(TOP_VALUES, known):
-            found[index[k]] = max(found.get(index[k], 0), COLUMN_TOP)
+            picked, top = _rarest(column, values, max(1, count // 50)), COLUMN_RARE
+        else:
+            picked, top = _largest(column, count), COLUMN_TOP
+        for rank, k in enumerate(picked):
+            found[index[k]] = max(found.get(index[k], 0), top - rank)
     return found
+
+
+def _rarest(column: list[str], values: Counter[str], most: int) -> list[int]:
+    """Rows of `column` holding its rarest values (each seen at most `most` times), the rarest
+    value first, at most `MAX_OUTLIERS` rows: the odd status among many of a few kinds."""
+    rows_of: dict[str, list[int]] = {}
+    for k, value in enumerate(column):
+        if values[value] <= most:
+            rows_of.setdefault(value, []).append(k)
+    picked: list[int] = []
+    for value in sorted(rows_of, key=values.__getitem__):
+        rows = rows_of[value]
+        if len(picked) + len(rows) <= MAX_OUTLIERS:
+            picked += rows
+    return picked
+
+
+def _largest(column: list[str], count: int) -> list[int]:
+    """Rows of a numeric `column` with its largest values, the largest first (none when the
+    column is not numeric or has few distinct values)."""
+    numbers = [_number(v) for v in column]
+    known = [(x, k) for k, x in enumerate(numbers) if x is not None]
+    if len(known) < COLUMN_QUANTILE * count or len({x for x, _ in known}) < MIN_TABLE_ROWS:
+        return []
+    return [k for _, k in heapq.nlargest(TOP_VALUES, known)]
 
 
 def _ends_order(n: int, hint: Hint) -> Iterator[int]:
