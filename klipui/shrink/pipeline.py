@@ -652,6 +652,7 @@ def _fill(
     chars, rows = _total(pieces, layout)
     added: list[_Piece] = []
     misses = 0
+    kept = order.kept if isinstance(order, salience.Ranking) else None
     for i in order:
         if not gap_starts or misses >= MAX_MISSES:
             break
@@ -674,6 +675,8 @@ def _fill(
         misses = 0
         chars, rows = new_chars, new_rows
         added.append(_Piece(i, i + 1, 0, None, cost, 1))
+        if kept is not None:
+            kept(i)
         del gap_end[a]
         if i > a:
             gap_end[a] = i

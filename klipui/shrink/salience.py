@@ -609,13 +609,74 @@ def _interleave(head: list[int], tail: list[int]) -> Iterator[int]:
             yield head[k]
 
 
-def order(
-    lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region] = ()
-) -> Iterator[int]:
+class Ranking:
+    """Line indices, most important first (see `order`); `kept(i)` after the pipeline keeps
+    the line just given makes its neighbours candidates (context grows around what is kept)."""
+
+    def __init__(
+        self,
+        lines: Lines,
+        floor: Iterable[int],
+        ranked: Iterator[tuple[int, int]],
+        rest: Iterator[int],
+    ) -> None:
+        self.lines = lines.lines
+        self.floor = iter(floor)
+        self.ranked = ranked
+        self.rest = rest
+        self.pending: tuple[int, int] | None = None
+        self.context: list[tuple[int, int, int, int]] = []
+        """A heap of `(-score, -index, index, direction)` for the neighbours of kept lines."""
+        self.given: tuple[int, int, int] | None = None
+        """`(index, score, direction)` of the line just given (score 0: no context)."""
+
+    def __iter__(self) -> Ranking:
+        return self
+
+    def __next__(self) -> int:
+        for i in self.floor:
+            self.given = None
+            return i
+        if self.pending is None:
+            self.pending = next(self.ranked, None)
+        pending, context = self.pending, self.context
+        if context and (pending is None or -context[0][0] > pending[0]):
+            negative, _, i, direction = heapq.heappop(context)
+            self.given = (i, -negative, direction)
+            return i
+        if pending is not None:
+            self.pending = None
+            self.given = (pending[1], pending[0], 0)
+            return pending[1]
+        self.given = None
+        return next(self.rest)
+
+    def kept(self, i: int) -> None:
+        """The pipeline kept line `i`, the one just given: its neighbours come next when their
+        context score (half the line's, then `CONTEXT_STEP` less a line further) beats the rest;
+        context does not cross a blank line."""
+        given = self.given
+        if given is None or given[0] != i or given[1] < CONTEXT_FROM:
+            return
+        _, value, direction = given
+        near = value - CONTEXT_STEP if direction else value // 2
+        lines = self.lines
+        for step in (-1, 1) if not direction else (direction,):
+            j = i + step
+            if near > 0 and 0 <= j < len(lines) and lines[j].strip():
+                heapq.heappush(self.context, (-near, -j, j, step))
+
+
+CONTEXT_FROM = 300
+"""A kept line scored at least this has its neighbours ranked as context."""
+CONTEXT_STEP = 100
+
+
+def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region] = ()) -> Ranking:
     """Line indices of `lines`: first those a head+tail cut of under a third of the budget keeps
     (`budget_chars // FLOOR_SHARE` at the end, `// HEAD_FLOOR_SHARE` at the start), then the most
-    salient, then every line from both ends inwards (a line may come twice; the pipeline skips
-    what it already keeps).
+    salient and the context of what is kept, then every line from both ends inwards (a line may
+    come twice; the pipeline skips what it already keeps).
 
     In `regions` a reducer recognised, its plan decides: the lines it keeps at its top priority
     rank just below strong signals, its other kept lines as weak signals, and the lines it drops
@@ -623,11 +684,10 @@ def order(
     """
     n = len(lines)
     if not n:
-        return
+        return Ranking(lines, (), iter(()), iter(()))
     share = budget_chars // FLOOR_SHARE if budget_chars else 0
     head_share = budget_chars // HEAD_FLOOR_SHARE if budget_chars else 0
-    if share:
-        yield from _interleave(*_end_lines(lines, head_share, share))
+    floor = list(_interleave(*_end_lines(lines, head_share, share))) if share else []
     scores = Scores(lines, hint, budget_chars)
     for region in regions:
         if region.reducer:
@@ -636,19 +696,19 @@ def order(
         head, tail = _end_lines(lines, 2 * head_share, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
             scores._raise(i, END_BAND - rank // 8 if rank < 80 else END_BAND - 10)
-    yield from _by_score(scores.score)
-    yield from _ends_order(n, hint)
+    return Ranking(lines, floor, _by_score(scores.score), _ends_order(n, hint))
 
 
-def _by_score(score: dict[int, int]) -> Iterator[int]:
-    """Lines by score, highest first; among equal scores from both ends of their order inwards,
-    the last first (the last error, then the first, the one before the last...)."""
+def _by_score(score: dict[int, int]) -> Iterator[tuple[int, int]]:
+    """`(score, line)` by score, highest first; among equal scores from both ends of their order
+    inwards, the last first (the last error, then the first, the one before the last...)."""
     levels: dict[int, list[int]] = {}
     for i, value in score.items():
         levels.setdefault(value, []).append(i)
     for value in sorted(levels, reverse=True):
         same = sorted(levels[value])
-        yield from _interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1])
+        for i in _interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1]):
+            yield value, i
 
 
 def _follow_plan(scores: Scores, region: Region) -> None:
