@@ -817,15 +817,33 @@ def _ties_by_salience(name: str, relevance: object, lines: Lines) -> bool:
     return relevance is None and name not in ("semantic", "size") and len(lines.text) <= TIES_CHARS
 
 
+def _endings(lines: Lines, score: dict[int, int] | None, max_chars: int) -> list[int]:
+    """The lines no plan drops first: the first lines (within `max_chars // HEAD_SHARE`
+    characters), the last non-blank line, and the last summaries and exit statuses salience
+    finds in `score` (`MAX_PROTECTED` of them)."""
+    found: set[int] = set()
+    n = len(lines)
+    if max_chars:
+        head_end = bisect_right(lines.starts, max_chars // HEAD_SHARE) - 1
+        found.update(range(min(head_end, n)))
+    last = n - 1
+    while last > 0 and not lines.lines[last].strip():
+        last -= 1
+    found.add(last)
+    if score is not None:
+        ends = sorted(i for i, value in score.items() if value >= salience.SUMMARY)
+        found.update(ends[-MAX_PROTECTED:])
+    return sorted(found)
+
+
 def _protect(
-    pieces: list[_Piece], layout: _Layout, score: dict[int, int], max_chars: int
+    pieces: list[_Piece], layout: _Layout, protected: Iterable[int], max_chars: int
 ) -> list[_Piece]:
-    """The plan with the last summaries and exit statuses salience finds (`MAX_PROTECTED` of
-    them, each shorter than a tenth of the budget), added at the plan's top priority where no
-    piece covers them: how a run ended is never the first thing a reducer's plan drops."""
+    """The plan with the `protected` lines (each shorter than a tenth of the budget) added at the
+    plan's top priority where no piece covers them: how a run began and ended is never the first
+    thing a reducer's plan drops."""
     top = max(piece.priority for piece in pieces)
-    found = sorted(i for i, value in score.items() if value >= salience.SUMMARY)
-    for i in found[-MAX_PROTECTED:]:
+    for i in protected:
         cost = layout.line_cost(i)
         if max_chars and cost > max_chars // 10:
             continue
@@ -849,6 +867,7 @@ def _protect(
     return pieces
 
 
+HEAD_SHARE = 20
 MAX_PROTECTED = 4
 
 
@@ -903,11 +922,13 @@ def _fit(
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
-    if _ties_by_salience(name, relevance, lines) and not _fits(pieces, layout, max_chars, max_rows):
-        scores = salience.Scores(lines, hint, max_chars).score
-        pieces = _protect(pieces, layout, scores, max_chars)
+    if name != "size" and relevance is None:
+        ties = _ties_by_salience(name, relevance, lines)
+        scores = salience.Scores(lines, hint, max_chars).score if ties else None
+        pieces = _protect(pieces, layout, _endings(lines, scores, max_chars), max_chars)
         planned = len(pieces)
-        relevance = _salience_of(pieces, scores)
+        if scores is not None and not _fits(pieces, layout, max_chars, max_rows):
+            relevance = _salience_of(pieces, scores)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
