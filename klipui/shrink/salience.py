@@ -27,6 +27,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from klipui.shrink.plan import Hint, Keep
 from klipui.shrink.segments import Region
@@ -309,6 +310,30 @@ def _signals(
     return strong, mentions - strong
 
 
+class _Templates(NamedTuple):
+    """The lines of an output grouped by template."""
+
+    shapes: list[bytes]
+    """The template of each line."""
+    counts: Counter[bytes]
+    first: dict[bytes, int]
+    last: dict[bytes, int]
+    groups: list[bytes]
+    """The templates in order of their first line."""
+    reps: list[str]
+    """The first line of each template, in the order of `groups`."""
+
+
+def _group(lines: Lines) -> _Templates:
+    shapes = _templates(lines.text)
+    n = len(shapes)
+    first = dict(zip(reversed(shapes), range(n - 1, -1, -1), strict=True))
+    last = dict(zip(shapes, range(n), strict=True))
+    groups = list(first)
+    reps = [lines.lines[first[g]] for g in groups]
+    return _Templates(shapes, Counter(shapes), first, last, groups, reps)
+
+
 _last_scan: tuple[Lines, tuple[Hint, int], dict[int, int]] | None = None
 """The scores of the last scan: a shrink that ranks a plan's pieces by salience and then fills
 by salience scans the same lines with the same hint and budget twice."""
@@ -336,17 +361,36 @@ class Scores:
             self.score[index] = value
 
     def _scan(self) -> None:
-        lines, n = self.lines.lines, self.n
-        shapes = _templates(self.lines.text)
-        counts = Counter(shapes)
-        first = dict(zip(reversed(shapes), range(n - 1, -1, -1), strict=True))
-        last = dict(zip(shapes, range(n), strict=True))
-        groups = list(first)
-        reps = [lines[first[g]] for g in groups]
-        rep_text = "\n".join(reps)
+        t = _group(self.lines)
+        rep_text = "\n".join(t.reps)
         rep_starts = [0]
-        for rep in reps:
+        for rep in t.reps:
             rep_starts.append(rep_starts[-1] + len(rep) + 1)
+        group_score = self._group_scores(rep_text, rep_starts, t.reps)
+        self._families(t, group_score)
+        # a table header: the row above a rule line; a heading's first line of content
+        for k in _hits(_RULE, rep_text, rep_starts):
+            g = t.groups[k]
+            for i in (t.first[g], t.last[g]):
+                if i > 0:
+                    self._raise(i - 1, HEADING)
+        for k in _hits(_HEADING, rep_text, rep_starts):
+            i = t.first[t.groups[k]]
+            if i + 1 < self.n:
+                self._raise(i + 1, HEADING - 50)
+        strongest = sorted(i for i, value in self.score.items() if value >= STRONG)
+        self._context(strongest)
+        self._echoes(strongest)
+        self._distinct(t)
+        self._columns()
+        self._blocks()
+        self._ends()
+
+    def _group_scores(
+        self, rep_text: str, rep_starts: list[int], reps: list[str]
+    ) -> dict[int, int]:
+        """The score of each template (by index) its representative line earns: signal words,
+        codes, summaries, exit statuses, headings and definitions."""
         lowered = rep_text.lower()
         if len(lowered) != len(rep_text):
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
@@ -357,91 +401,77 @@ class Scores:
         strong |= {k for k, letter in codes.items() if letter in "EF"}
         weak = set(_word_hits(lowered, WEAK_WORDS, rep_starts)) | set(codes) | mentions
         counted = set(_word_hits(lowered, COUNT_WORDS, rep_starts)) | strong | weak
-        summary = _lines_matching(_SUMMARY, counted, reps)
-        exits = _lines_matching(_EXIT, _word_hits(lowered, EXIT_WORDS, rep_starts), reps)
-        headings = _hits(_HEADING, rep_text, rep_starts)
-        definitions = _hits(_DEFINITION, rep_text, rep_starts)
-        rules = _hits(_RULE, rep_text, rep_starts)
-        signal = RARE + 20 if reading else STRONG
         group_score: dict[int, int] = {}
         for found, value in (
-            (headings, HEADING),
-            (definitions, DEFINITION),
+            (_hits(_HEADING, rep_text, rep_starts), HEADING),
+            (_hits(_DEFINITION, rep_text, rep_starts), DEFINITION),
             (weak, WEAK if not reading else BLOCK),
-            (strong, signal),
-            (summary, SUMMARY if not reading else HEADING),
-            (exits, END),
+            (strong, RARE + 20 if reading else STRONG),
+            (_lines_matching(_SUMMARY, counted, reps), SUMMARY if not reading else HEADING),
+            (_lines_matching(_EXIT, _word_hits(lowered, EXIT_WORDS, rep_starts), reps), END),
         ):
             for k in found:
                 if group_score.get(k, -1) < value:
                     group_score[k] = value
-        # templates that differ only in names, paths and quoted strings (the same message
-        # about another thing) form one family: its first and last lines score fully, the
-        # lines between less
+        return group_score
+
+    def _families(self, t: _Templates, group_score: dict[int, int]) -> None:
+        """Templates that differ only in names, paths and quoted strings (the same message about
+        another thing) form one family: its last line scores fully, its first a little less,
+        the lines between less still (`REPEATED` for a strong signal)."""
         families: dict[tuple[bytes, int], list[bytes]] = {}
         for k, value in group_score.items():
-            g = groups[k]
+            g = t.groups[k]
             if g == b"" and value < STRONG:
                 continue  # lines of only digits, rules or white space, repeated
-            families.setdefault((family(reps[k]), value), []).append(g)
+            families.setdefault((family(t.reps[k]), value), []).append(g)
         spread: dict[bytes, int] = {}
         for (_, value), members in families.items():
-            lo = min(first[g] for g in members)
-            hi = max(last[g] for g in members)
+            lo = min(t.first[g] for g in members)
+            hi = max(t.last[g] for g in members)
             self._raise(hi, value)
             if lo != hi:
                 self._raise(lo, value - 50)
-                if sum(counts[g] for g in members) > 2:
+                if sum(t.counts[g] for g in members) > 2:
                     middle = REPEATED if value >= STRONG else min(value, DISTINCT)
                     for g in members:
                         spread[g] = max(spread.get(g, 0), middle)
-        if sum(counts[g] for g in spread) > MAX_SPREAD_LINES:
-            spread = {}  # so many repeats that their first and last must do
+        if sum(t.counts[g] for g in spread) > MAX_SPREAD_LINES:
+            return  # so many repeats that their first and last must do
         if len(spread) > MAX_SPREAD:
-            for i, shape in enumerate(shapes):
+            for i, shape in enumerate(t.shapes):
                 spread_at = spread.get(shape)
                 if spread_at is not None:
                     self._raise(i, spread_at)
-        else:
-            for shape, value in spread.items():
-                i = first[shape]
-                for _ in range(counts[shape]):
-                    self._raise(i, value)
-                    i = shapes.index(shape, i + 1) if i < last[shape] else i
-        # a table header: the row above a rule line; a heading's first line of content
-        for k in rules:
-            g = groups[k]
-            for i in (first[g], last[g]):
-                if i > 0:
-                    self._raise(i - 1, HEADING)
-        for k in headings:
-            i = first[groups[k]]
-            if i + 1 < n:
-                self._raise(i + 1, HEADING - 50)
-        strongest = sorted(i for i, value in self.score.items() if value >= STRONG)
-        # context around strong lines
-        for i, value in list(self.score.items()):
-            if value >= STRONG:
-                for distance, context in enumerate(CONTEXT, 1):
-                    for j in (i - distance, i + distance):
-                        if 0 <= j < n:
-                            self._raise(j, context)
-        self._echoes(strongest)
-        # distinct items: first and last of each repeated template; rare ones in repetitive text
-        repeated = sum(c for c in counts.values() if c >= 3)
-        rare_too = repeated >= REPETITIVE * n
-        for g, c in counts.items():
+            return
+        for shape, value in spread.items():
+            i = t.first[shape]
+            for _ in range(t.counts[shape]):
+                self._raise(i, value)
+                i = t.shapes.index(shape, i + 1) if i < t.last[shape] else i
+
+    def _context(self, strongest: list[int]) -> None:
+        """Lines 1, 2 and 3 away from a strong line rank at `CONTEXT`."""
+        for i in strongest:
+            for distance, context in enumerate(CONTEXT, 1):
+                for j in (i - distance, i + distance):
+                    if 0 <= j < self.n:
+                        self._raise(j, context)
+
+    def _distinct(self, t: _Templates) -> None:
+        """The first and last line of each repeated template; in a repetitive output, each line
+        of a template seen once."""
+        repeated = sum(c for c in t.counts.values() if c >= 3)
+        rare_too = repeated >= REPETITIVE * self.n
+        for g, c in t.counts.items():
             if not g:
                 continue
             if c == 1:
                 if rare_too:
-                    self._raise(first[g], RARE)
+                    self._raise(t.first[g], RARE)
             else:
-                self._raise(first[g], DISTINCT)
-                self._raise(last[g], DISTINCT)
-        self._columns()
-        self._blocks()
-        self._ends()
+                self._raise(t.first[g], DISTINCT)
+                self._raise(t.last[g], DISTINCT)
 
     def _echoes(self, strong: list[int]) -> None:
         """Where an id of a strong line or its neighbours (a thread's address, a pid, a request
