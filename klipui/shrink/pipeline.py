@@ -632,21 +632,6 @@ def _room(pieces: list[_Piece], layout: _Layout, max_chars: int, max_rows: int) 
     return not max_chars or max_chars - chars >= max(FILL_FROM, max_chars // FILL_SHARE)
 
 
-OPEN_BELOW = 0.6
-"""A plan whose summaries leave more than this share of the budget unused gives them up."""
-
-
-def _open_summaries(pieces: list[_Piece], layout: _Layout, max_chars: int) -> list[_Piece]:
-    """`pieces` without their summaries when the plan uses less than `OPEN_BELOW` of the
-    budget: the lines a summary stands for become exact omission markers that the fill can open
-    (a plan that keeps little does not waste the room)."""
-    if not max_chars or all(piece.summary is None for piece in pieces):
-        return pieces
-    if _total(pieces, layout)[0] >= OPEN_BELOW * max_chars:
-        return pieces
-    return [piece for piece in pieces if piece.summary is None]
-
-
 def _fill(
     pieces: list[_Piece], layout: _Layout, order: Iterable[int], max_chars: int, max_rows: int
 ) -> tuple[list[_Piece], int]:
@@ -1096,7 +1081,6 @@ def _complete(
         return fit.pieces, fit.suffix or "size:line-cap", 0, []
     pieces, filled = fit.pieces, 0
     if _room(pieces, layout, room.chars, room.rows):
-        pieces = _open_summaries(pieces, layout, room.chars)
         order = salience.order(lines, hint, room.chars)
         pieces, filled = _fill(pieces, layout, order, room.chars, room.rows)
     return pieces, chosen.name + fit.suffix, filled, []
