@@ -649,8 +649,11 @@ class Ranking:
         floor: Iterable[int],
         ranked: Iterator[tuple[int, int]],
         rest: Iterator[int],
+        placed: frozenset[int] = frozenset(),
     ) -> None:
         self.lines = lines.lines
+        self.placed = placed
+        """Lines ranked for where they are (near an end), not for what they say: no context."""
         self.floor = iter(floor)
         self.ranked = ranked
         self.rest = rest
@@ -670,7 +673,7 @@ class Ranking:
         if self.pending is None:
             self.pending = next(self.ranked, None)
         pending, context = self.pending, self.context
-        if context and (pending is None or -context[0][0] > pending[0]):
+        if context and (pending is None or -context[0][0] >= pending[0]):
             negative, _, i, direction = heapq.heappop(context)
             self.given = (i, -negative, direction)
             return i
@@ -686,19 +689,25 @@ class Ranking:
         context score (half the line's, then `CONTEXT_STEP` less a line further) beats the rest;
         context does not cross a blank line."""
         given = self.given
-        if given is None or given[0] != i or given[1] < CONTEXT_FROM:
+        if given is None or given[0] != i or i in self.placed:
             return
         _, value, direction = given
-        near = value - CONTEXT_STEP if direction else value // 2
+        if direction:
+            near = value - (CONTEXT_STEP // 2 if direction > 0 else CONTEXT_STEP)
+        elif value >= CONTEXT_FROM:
+            near = value // 2
+        else:
+            return
         lines = self.lines
-        for step in (-1, 1) if not direction else (direction,):
+        for step in (direction,) if direction else (-1, 1):
             j = i + step
             if near > 0 and 0 <= j < len(lines) and lines[j].strip():
                 heapq.heappush(self.context, (-near, -j, j, step))
 
 
-CONTEXT_FROM = 300
-"""A kept line scored at least this has its neighbours ranked as context."""
+CONTEXT_FROM = 650
+"""A kept line scored at least this (a heading, a strong signal, a summary; not a weak signal
+or a table outlier, whose neighbours are just more rows) has its neighbours ranked as context."""
 CONTEXT_STEP = 100
 
 
@@ -722,11 +731,14 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
     for region in regions:
         if region.reducer:
             _follow_plan(scores, region)
+    placed = {*range(min(3, n)), *range(max(0, n - 8), n)}
     if share:
         head, tail = _end_lines(lines, 2 * head_share, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
             scores._raise(i, END_BAND - rank // 8 if rank < 80 else END_BAND - 10)
-    return Ranking(lines, floor, _by_score(scores.score), _ends_order(n, hint))
+        placed.update(head, tail)
+    ranked = _by_score(scores.score)
+    return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed))
 
 
 def _by_score(score: dict[int, int]) -> Iterator[tuple[int, int]]:
