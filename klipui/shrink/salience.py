@@ -44,6 +44,10 @@ FLOOR = 800
 END_BAND = 540
 """The next `budget // FLOOR_SHARE` characters from each end: below weak signals, table outliers
 and headings, above context and rare lines."""
+ROUTINE = 3
+ROUTINE_BAND = 200
+"""A line near an end whose template is seen `ROUTINE` times or more (one of a run of alike
+lines) ranks this much lower in the end band: below context and rare lines."""
 PLANNED = 880
 """Lines a region's reducer keeps at its top priority."""
 PLAN_STEP = 150
@@ -334,7 +338,7 @@ def _group(lines: Lines) -> _Templates:
     return _Templates(shapes, Counter(shapes), first, last, groups, reps)
 
 
-_last_scan: tuple[Lines, tuple[Hint, int], dict[int, int]] | None = None
+_last_scan: tuple[Lines, tuple[Hint, int], dict[int, int], _Templates | None] | None = None
 """The scores of the last scan: a shrink that ranks a plan's pieces by salience and then fills
 by salience scans the same lines with the same hint and budget twice."""
 
@@ -348,20 +352,27 @@ class Scores:
         self.budget = budget
         self.n = len(lines)
         self.score: dict[int, int] = {}
+        self.templates: _Templates | None = None
         global _last_scan
         last = _last_scan
         if last is not None and last[0] is lines and last[1] == (hint, budget):
             self.score = dict(last[2])
+            self.templates = last[3]
         elif self.n:
             self._scan()
-            _last_scan = (lines, (hint, budget), dict(self.score))
+            _last_scan = (lines, (hint, budget), dict(self.score), self.templates)
+
+    def routine(self, i: int) -> bool:
+        """True when line `i` shares its template with at least `ROUTINE` lines."""
+        t = self.templates
+        return t is not None and t.counts[t.shapes[i]] >= ROUTINE
 
     def _raise(self, index: int, value: int) -> None:
         if self.score.get(index, -1) < value:
             self.score[index] = value
 
     def _scan(self) -> None:
-        t = _group(self.lines)
+        t = self.templates = _group(self.lines)
         rep_text = "\n".join(t.reps)
         rep_starts = [0]
         for rep in t.reps:
@@ -735,7 +746,8 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
     if share:
         head, tail = _end_lines(lines, 2 * head_share, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
-            scores._raise(i, END_BAND - rank // 8 if rank < 80 else END_BAND - 10)
+            band = END_BAND - rank // 8 if rank < 80 else END_BAND - 10
+            scores._raise(i, band - ROUTINE_BAND if scores.routine(i) else band)
         placed.update(head, tail)
     ranked = _by_score(scores.score)
     return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed))
