@@ -175,3 +175,24 @@ def test_the_last_line_survives_any_plan(count: int, seed: int, max_chars: int, 
     out = shrink(text, Hint(tool="bash"), budget, only=["middle"], extra=[_Middle()])
     assert split_lines(out.content)[-1] == last
     check_rules(text, out, budget)
+
+
+# encoded data is routine -----------------------------------------------------------------------
+
+
+def test_hex_dump_rows_and_base64_blocks_are_not_rare_lines() -> None:
+    rng = random.Random(11)
+    lines = [f"tick-{i}" for i in range(300)]  # repetitive, and no table to read
+    dump = [
+        f"    {16 * k:04x} - " + " ".join(f"{rng.randrange(256):02x}" for _ in range(16))
+        for k in range(8)
+    ]
+    blob = ["".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+                    for _ in range(64)) for _ in range(8)]  # fmt: skip
+    prose = "subject=CN = api.internal.test"
+    lines[100:100] = ["-----BEGIN CERTIFICATE-----", *blob, "-----END CERTIFICATE-----"]
+    lines[50:50] = [*dump, prose]
+    scores = Scores(split("\n".join(lines)), Hint(tool="bash")).score
+    index = {line: i for i, line in enumerate(lines)}
+    assert scores.get(index[prose], 0) >= 400  # a line seen once in a repetitive output
+    assert all(scores.get(index[row], 0) < 400 for row in dump + blob)

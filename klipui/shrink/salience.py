@@ -172,6 +172,8 @@ _ZERO = re.compile(
     r"|\bwithout (?:errors?|failures?|warnings?)\b"
 )
 """Counts of zero and denials ("0 errors", "Failures: 0", "no errors"): not a signal."""
+_DATA = re.compile(r"\s*(?:[0-9A-Fa-f]{2,8}[ \t:-]+){8}|\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")
+"""A row of encoded data: a hex dump (8 groups of hex digits and more) or a base64 block."""
 _ANSI_END = re.compile(r"\x1b\[[\d;]*m\Z")
 _RULE = re.compile(r"^[ \t]*[-=+|:_ ]*[-=]{3,}[-=+|:_ ]*$", re.MULTILINE)
 
@@ -387,7 +389,7 @@ class Scores:
                     self._raise(i - 1, HEADING)
         for k in _hits(_HEADING, rep_text, rep_starts):
             i = t.first[t.groups[k]]
-            if i + 1 < self.n:
+            if i + 1 < self.n and not _DATA.match(self.lines.lines[i + 1]):
                 self._raise(i + 1, HEADING - 50)
         strongest = sorted(i for i, value in self.score.items() if value >= STRONG)
         self._context(strongest)
@@ -471,14 +473,15 @@ class Scores:
 
     def _distinct(self, t: _Templates) -> None:
         """The first and last line of each repeated template; in a repetitive output, each line
-        of a template seen once."""
+        of a template seen once (but encoded data: a hex dump row, a base64 block)."""
         repeated = sum(c for c in t.counts.values() if c >= 3)
         rare_too = repeated >= REPETITIVE * self.n
-        for g, c in t.counts.items():
+        for k, g in enumerate(t.groups):
+            c = t.counts[g]
             if not g:
                 continue
             if c == 1:
-                if rare_too:
+                if rare_too and not _DATA.match(t.reps[k]):
                     self._raise(t.first[g], RARE)
             else:
                 self._raise(t.first[g], DISTINCT)
