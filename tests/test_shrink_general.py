@@ -117,6 +117,7 @@ def test_signal_words_inside_names_and_paths_are_not_reports() -> None:
         50: ("52K\t/usr/share/doc/liberror-perl", False),
         60: ("12K\t/usr/share/doc/libgpg-error0", False),
         70: ("built src/errors/mod.rs in 4 ms", False),
+        75: ("  12: 0x55c3a53e1298 - std::panicking::begin_panic_handler", False),
         80: ("ValueError: not a number", True),
         90: ("src/a.js:6:1: Unexpected var. [Error/no-var]", True),
         100: ("src/m.ts:1:20 - \x1b[91merror\x1b[0m TS6133: 'x' is never read.", True),

@@ -94,8 +94,11 @@ MAX_ECHOES = 4
 """An id found more often than this is no link between lines (a date, a host name)."""
 ECHO = 420
 ECHO_BLOCK = 6
-_ID = re.compile(r"0x[0-9a-fA-F]{4,}|\b\d{4,}\b|\b[A-Za-z_][\w-]*\d[\w-]*\b")
-"""Ids: addresses, numbers of 4 digits or more, names holding a digit."""
+_ID = re.compile(
+    r"[\w-]+\.\w+:\d+(?::\d+)?|0x[0-9a-fA-F]{4,}|\b\d{4,}\b|\b[A-Za-z_][\w-]*\d[\w-]*\b"
+)
+"""Ids: source locations (`main.rs:14:27`), addresses, numbers of 4 digits or more, names
+holding a digit."""
 MAX_COLUMN_LINES = 20_000
 """Outputs with more lines are not read as tables (their templates must do)."""
 MIN_TABLE_ROWS = 12
@@ -267,8 +270,8 @@ def _emphatic(original: str, start: int, end: int) -> bool:
 
 def _inside_name(original: str, start: int, end: int) -> bool:
     """True when the lower-case signal word at `original[start:end]` is part of a name, not a
-    report: inside a word (`liberror`, not `ValueError` or a coloured `\\x1b[91merror`) or a path
-    (`lib/errors.py`)."""
+    report: inside a word (`liberror`, not `ValueError` or a coloured `\\x1b[91merror`), a path
+    (`lib/errors.py`) or a qualified name (`std::panicking::begin_panic`)."""
     if original[start].isupper():
         return False
     if start and original[start - 1].isalpha():
@@ -279,7 +282,7 @@ def _inside_name(original: str, start: int, end: int) -> bool:
     left = max(original.rfind(" ", line_start, start), original.rfind("\t", line_start, start))
     rights = [k for k in (original.find(c, end, line_end) for c in " \t") if k >= 0]
     token = original[max(left + 1, line_start) : min(rights, default=line_end)]
-    return "/" in token or "\\" in token
+    return "/" in token or "\\" in token or "::" in token
 
 
 def searching(hint: Hint) -> bool:
