@@ -197,3 +197,12 @@ def test_hex_dump_rows_and_base64_blocks_are_not_rare_lines() -> None:
     index = {line: i for i, line in enumerate(lines)}
     assert scores.get(index[prose], 0) >= 400  # a line seen once in a repetitive output
     assert all(scores.get(index[row], 0) < 400 for row in dump + blob)
+
+
+def test_the_source_location_an_error_names_links_to_its_frame() -> None:
+    lines = _routine(400)
+    lines[10] = "thread 'main' panicked at src/ledger.rs:14:27:"
+    lines[300] = "      at /home/u/proj/src/ledger.rs:14:27"
+    lines[310] = "      at /home/u/proj/src/ledger.rs:15:49"
+    scores = Scores(split("\n".join(lines)), Hint(tool="bash")).score
+    assert scores.get(300, 0) > scores.get(310, 0)
