@@ -6,18 +6,21 @@ The regular expressions then run once over one representative line of each templ
 every line, and what they find holds for the whole group:
 
 - signal words (error, fail, fatal, exception, panic, denied, refused, conflict, traceback,
-  abort, segfault, codes like `E0308`, a non-zero exit...) and weaker ones (warning, skipped);
+  abort, segfault, codes like `E0308`, a non-zero exit...) and weaker ones (warning, skipped),
+  unless they are part of a name (`liberror`, `src/errors/`, `std::panicking::begin_panic`);
 - summaries with counts in any words (`211 warnings and 2 errors`, `Tests: 3 failed, 40 passed`);
 - structure: section headings, table header rows (the row above a `----` rule), the first lines
   of blocks after a blank line, the first and the last lines of the output.
 
 A repeated template is represented by its first and last lines; its middle lines are routine.
-In a repetitive output, a template seen once is itself a signal. Around each strong line a few
-lines of context rank next; then lines from both ends, as a blind cut would keep them.
+In a repetitive output, a template seen once is itself a signal (but rows of encoded data). Rows
+that stand out in a column of a table, and lines sharing an id with an error, rank too.
 
-`order` yields line indices, most important first; among equals the later line first (the last
+`order` gives line indices, most important first; among equals the later line first (the last
 error and the final summary outrank the first ones). The pipeline adds lines in that order while
-they fit the budget, so every gap keeps its exact omission marker.
+they fit the budget, so every gap keeps its exact omission marker, and tells the `Ranking` what
+it kept: the neighbours of a kept signal, heading or summary rank next (context grows around
+what is kept, within its block); then lines from both ends, as a blind cut would keep them.
 """
 
 from __future__ import annotations
