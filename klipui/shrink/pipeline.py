@@ -817,31 +817,39 @@ def _ties_by_salience(name: str, relevance: object, lines: Lines) -> bool:
     return relevance is None and name not in ("semantic", "size") and len(lines.text) <= TIES_CHARS
 
 
-def _endings(lines: Lines, score: dict[int, int] | None, max_chars: int) -> list[int]:
-    """The lines no plan drops first: the first lines (within `max_chars // HEAD_SHARE`
-    characters), the last non-blank line, and the last summaries and exit statuses salience
-    finds in `score` (`MAX_PROTECTED` of them)."""
+def _head(lines: Lines, max_chars: int) -> range:
+    """The first lines, within `max_chars // HEAD_SHARE` characters."""
+    if not max_chars:
+        return range(0)
+    return range(min(bisect_right(lines.starts, max_chars // HEAD_SHARE) - 1, len(lines)))
+
+
+def _endings(lines: Lines, score: dict[int, int] | None) -> list[int]:
+    """The lines no plan drops first: the last non-blank line, and the last summaries and exit
+    statuses salience finds in `score` in the second half (`MAX_PROTECTED` of them)."""
     found: set[int] = set()
     n = len(lines)
-    if max_chars:
-        head_end = bisect_right(lines.starts, max_chars // HEAD_SHARE) - 1
-        found.update(range(min(head_end, n)))
     last = n - 1
     while last > 0 and not lines.lines[last].strip():
         last -= 1
     found.add(last)
     if score is not None:
-        ends = sorted(i for i, value in score.items() if value >= salience.SUMMARY)
+        ends = sorted(i for i, value in score.items() if value >= salience.SUMMARY and i >= n // 2)
         found.update(ends[-MAX_PROTECTED:])
     return sorted(found)
 
 
 def _protect(
-    pieces: list[_Piece], layout: _Layout, protected: Iterable[int], max_chars: int
+    pieces: list[_Piece],
+    layout: _Layout,
+    protected: Iterable[int],
+    max_chars: int,
+    raise_kept: bool = True,
 ) -> list[_Piece]:
     """The plan with the `protected` lines (each shorter than a tenth of the budget) added at the
-    plan's top priority where no piece covers them: how a run began and ended is never the first
-    thing a reducer's plan drops."""
+    plan's top priority where no piece covers them, and (with `raise_kept`) raised to it where a
+    piece keeps them lower: how a run began and ended is never the first thing a reducer's plan
+    drops."""
     top = max(piece.priority for piece in pieces)
     for i in protected:
         cost = layout.line_cost(i)
@@ -853,7 +861,7 @@ def _protect(
             pieces.insert(k + 1, _Piece(i, i + 1, top, None, cost, 1))
             continue
         piece = pieces[k]
-        if piece.summary is not None or piece.priority >= top:
+        if piece.summary is not None or piece.priority >= top or not raise_kept:
             continue
         # the line leaves the piece that holds it, at the top priority
         parts = [
@@ -925,10 +933,16 @@ def _fit(
     if name != "size" and relevance is None:
         ties = _ties_by_salience(name, relevance, lines)
         scores = salience.Scores(lines, hint, max_chars).score if ties else None
-        pieces = _protect(pieces, layout, _endings(lines, scores, max_chars), max_chars)
-        planned = len(pieces)
-        if scores is not None and not _fits(pieces, layout, max_chars, max_rows):
+        endings = _endings(lines, scores)
+        pieces = _protect(pieces, layout, endings, max_chars, raise_kept=False)
+        if _fits(pieces, layout, max_chars, max_rows):
+            # the first lines too, where the plan has room for them
+            headed = _protect(list(pieces), layout, _head(lines, max_chars), max_chars, False)
+            pieces = headed if _fits(headed, layout, max_chars, max_rows) else pieces
+        elif scores is not None:
+            pieces = _protect(pieces, layout, endings, max_chars)
             relevance = _salience_of(pieces, scores)
+        planned = len(pieces)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
