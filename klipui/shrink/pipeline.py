@@ -817,16 +817,10 @@ def _ties_by_salience(name: str, relevance: object, lines: Lines) -> bool:
     return relevance is None and name not in ("semantic", "size") and len(lines.text) <= TIES_CHARS
 
 
-def _head(lines: Lines, max_chars: int) -> range:
-    """The first lines, within `max_chars // HEAD_SHARE` characters."""
-    if not max_chars:
-        return range(0)
-    return range(min(bisect_right(lines.starts, max_chars // HEAD_SHARE) - 1, len(lines)))
-
-
-def _endings(lines: Lines, score: dict[int, int] | None) -> list[int]:
-    """The lines no plan drops first: the last non-blank line, and the last summaries and exit
-    statuses salience finds in `score` in the second half (`MAX_PROTECTED` of them)."""
+def _endings(lines: Lines, score: dict[int, int] | None, level: int) -> list[int]:
+    """The lines no plan drops first: the last non-blank line, and the last lines of the second
+    half that salience scores at `level` or more in `score` (`MAX_PROTECTED` of them): exit
+    statuses (`salience.END`), or summaries too (`salience.SUMMARY`)."""
     found: set[int] = set()
     n = len(lines)
     last = n - 1
@@ -834,7 +828,7 @@ def _endings(lines: Lines, score: dict[int, int] | None) -> list[int]:
         last -= 1
     found.add(last)
     if score is not None:
-        ends = sorted(i for i, value in score.items() if value >= salience.SUMMARY and i >= n // 2)
+        ends = sorted(i for i, value in score.items() if value >= level and i >= n // 2)
         found.update(ends[-MAX_PROTECTED:])
     return sorted(found)
 
@@ -875,7 +869,6 @@ def _protect(
     return pieces
 
 
-HEAD_SHARE = 20
 MAX_PROTECTED = 4
 
 
@@ -933,13 +926,11 @@ def _fit(
     if name != "size" and relevance is None:
         ties = _ties_by_salience(name, relevance, lines)
         scores = salience.Scores(lines, hint, max_chars).score if ties else None
-        endings = _endings(lines, scores)
-        pieces = _protect(pieces, layout, endings, max_chars, raise_kept=False)
-        if _fits(pieces, layout, max_chars, max_rows):
-            # the first lines too, where the plan has room for them
-            headed = _protect(list(pieces), layout, _head(lines, max_chars), max_chars, False)
-            pieces = headed if _fits(headed, layout, max_chars, max_rows) else pieces
-        elif scores is not None:
+        # the last line and exit statuses join every plan; summaries too, and inside the plan,
+        # when it must drop pieces
+        pieces = _protect(pieces, layout, _endings(lines, scores, salience.END), max_chars, False)
+        if scores is not None and not _fits(pieces, layout, max_chars, max_rows):
+            endings = _endings(lines, scores, salience.SUMMARY)
             pieces = _protect(pieces, layout, endings, max_chars)
             relevance = _salience_of(pieces, scores)
         planned = len(pieces)
