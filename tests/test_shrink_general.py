@@ -121,6 +121,8 @@ def test_signal_words_inside_names_and_paths_are_not_reports() -> None:
         80: ("ValueError: not a number", True),
         90: ("src/a.js:6:1: Unexpected var. [Error/no-var]", True),
         100: ("src/m.ts:1:20 - \x1b[91merror\x1b[0m TS6133: 'x' is never read.", True),
+        110: ("tests/test_fx.py::test_convert[USD-EUR-39818] PASSED", False),
+        120: ("src/ledger.py:14:8: E1101 Instance has no member", True),
     }
     for i, (line, _) in checks.items():
         lines[i] = line

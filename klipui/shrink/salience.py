@@ -242,7 +242,7 @@ def _code_lines(text: str, starts: list[int]) -> dict[int, str]:
     found: dict[int, str] = {}
     for match in _CODE.finditer(text):
         start = match.start()
-        if start and text[start - 1].isalnum():
+        if start and (text[start - 1].isalnum() or text[start - 1] in "-_"):
             continue
         letters = len(match.group()) - len(match.group().lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
         if letters > 5:
