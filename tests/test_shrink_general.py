@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from test_shrink_properties import check_idempotent, check_rules
 
 from klipui.shrink import Budget, Hint, Keep, shrink
-from klipui.shrink.salience import Ranking, Scores, column_outliers, order
+from klipui.shrink.salience import SUMMARY, Ranking, Scores, column_outliers, order
 from klipui.shrink.text import split, split_lines
 
 
@@ -208,3 +208,14 @@ def test_the_source_location_an_error_names_links_to_its_frame() -> None:
     lines[310] = "      at /home/u/proj/src/ledger.rs:15:49"
     scores = Scores(split("\n".join(lines)), Hint(tool="bash")).score
     assert scores.get(300, 0) > scores.get(310, 0)
+
+
+def test_a_count_is_a_summary_a_key_value_field_is_not() -> None:
+    lines = _routine(200)
+    lines[60] = (
+        "   ->  Seq Scan on products p  (cost=0.00..97.00 rows=5000 width=21)"
+        " (actual time=0.020..0.467 rows=5000 loops=3)"
+    )
+    lines[199] = "(36 rows)"
+    scores = Scores(split("\n".join(lines)), Hint(tool="bash")).score
+    assert scores.get(60, 0) < SUMMARY <= scores[199]

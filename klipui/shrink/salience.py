@@ -155,7 +155,7 @@ _SUMMARY = re.compile(
     r"|(?i:\b\d[\d,.]*\s+(?:tests?|passed|failed|failures?|errors?|warnings?|skipped|problems?"
     r"|issues?|files?|packages?|items?|checks?|examples?|specs?|suites?|assertions?|cases?"
     r"|vulnerabilit\w+|commits?|insertions?|deletions?|changes?|modules?|crates?|targets?"
-    r"|lines?|records?|rows?)\b)|(?i:\b(?:total|found|done)\b.*\d)"
+    r"|lines?|records?|rows?)\b(?!=))|(?i:\b(?:total|found|done)\b.*\d)"
 )
 _HEADING = re.compile(
     r"^(?:#{1,6}[ \t]\S|[=*#~-]{3,}[ \t]*\S|\S[^\n]{0,78}:[ \t]*$|[A-Z][A-Z0-9 _/&()-]{2,60}$"
