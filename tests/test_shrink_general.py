@@ -219,3 +219,27 @@ def test_a_count_is_a_summary_a_key_value_field_is_not() -> None:
     lines[199] = "(36 rows)"
     scores = Scores(split("\n".join(lines)), Hint(tool="bash")).score
     assert scores.get(60, 0) < SUMMARY <= scores[199]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.sampled_from(["", "ok 1", "ok 2", "error: boom", "Summary: 3 failed", "x"]),
+        min_size=1,
+        max_size=120,
+    ),
+    budget=st.integers(min_value=0, max_value=3000),
+    keep=st.lists(st.booleans(), min_size=1, max_size=50),
+)
+def test_a_ranking_gives_every_line_in_range_whatever_is_kept(
+    rows: list[str], budget: int, keep: list[bool]
+) -> None:
+    lines = split("\n".join(rows) + "\n")
+    ranking = order(lines, Hint(tool="bash"), budget)
+    seen: list[int] = []
+    for k, i in enumerate(ranking):
+        assert 0 <= i < len(lines)
+        seen.append(i)
+        if keep[k % len(keep)]:
+            ranking.kept(i)
+    assert set(seen) == set(range(len(lines)))
