@@ -62,6 +62,7 @@ def _parents(shown: list[SessionInfo]) -> tuple[list[SessionInfo], dict[str, lis
         if info.session_id and info.parent != info.session_id:  # not a sub-agent of that id
             by_key.setdefault(info.session_id, info)
     children: dict[str, list[SessionInfo]] = {}
+    parent_of: dict[str, SessionInfo] = {}
     roots: list[SessionInfo] = []
     for info in shown:
         parent = by_key.get(info.parent or "") or by_key.get(
@@ -69,22 +70,30 @@ def _parents(shown: list[SessionInfo]) -> tuple[list[SessionInfo], dict[str, lis
         )
         if parent is not None and parent is not info:
             children.setdefault(str(parent.path), []).append(info)
+            parent_of[str(info.path)] = parent
         else:
             roots.append(info)
     reached: set[str] = set()
-    rooted = {str(info.path) for info in roots}
-    pending: list[SessionInfo] = []
-    for info in [*roots, *shown]:
-        if str(info.path) in reached:
-            continue
-        if str(info.path) not in rooted:
-            roots.append(info)  # in a loop of parents: no root above it
-        pending.append(info)
+
+    def reach(info: SessionInfo) -> None:
+        pending = [info]
         while pending:
             key = str(pending.pop().path)
             if key not in reached:
                 reached.add(key)
                 pending.extend(children.get(key, ()))
+
+    for info in roots:
+        reach(info)
+    for info in shown:
+        if str(info.path) in reached:
+            continue
+        seen: set[str] = set()
+        while str(info.path) not in seen:  # up the parents until they loop
+            seen.add(str(info.path))
+            info = parent_of[str(info.path)]
+        roots.append(info)  # in the loop: no root above it
+        reach(info)
     return roots, children
 
 
