@@ -446,37 +446,100 @@ def read_jsonl(path: Path | str) -> Loaded:
     A file that starts with the zstd magic but gives nothing when decompressed is read as
     plain lines.
     """
+    name = str(path)
+    records: list[Record] = []
+
+    def take(block: bytes, offset: int, first: int, problems: list[Problem]) -> int:
+        more, bad, seen, _ = parse_lines(block, name, offset=offset, first=first)
+        records.extend(more)
+        problems.extend(bad)
+        return seen
+
+    read = scan_blocks(path, take)
+    return Loaded(
+        records, read.problems(bool(records)), read.compression, read.data, read.size, read.digest
+    )
+
+
+BlockHandler = Callable[[bytes, int, int, list[Problem]], int]
+"""`handle(block, offset, first_line, problems) -> lines seen`: a run of whole lines of a file
+(the last may end without a newline), the byte offset and line number it starts after, and the
+list its bad lines go to."""
+
+
+@dataclass(slots=True)
+class Scanned:
+    """What `scan_blocks` learnt about a file besides its lines."""
+
+    path: str
+    compression: str | None
+    data: bytes | None
+    """The decompressed content of a zstd file (None for a plain one)."""
+    size: int
+    """Bytes of a plain file read (0 for zstd)."""
+    digest: bytes | None
+    """`fingerprint` of the bytes of a plain file read."""
+    found: list[Problem]
+    """The bad lines met, in line order."""
+    stop: Problem | None
+    """Why the read stopped early (a cut or broken zstd frame, a file that shrank)."""
+    zstd_named: bool
+
+    def problems(self, any_record: bool) -> list[Problem]:
+        """The problems as `read_jsonl` reports them, given whether any line was good."""
+        problems = list(self.found)
+        if self.stop is not None:
+            problems.append(self.stop)
+        elif self.compression is None and not any_record and problems and self.zstd_named:
+            problems = [Problem(self.path, 0, "not a zstd stream")]
+        return problems
+
+
+def scan_blocks(path: Path | str, handle: BlockHandler) -> Scanned:
+    """Feed `handle` the whole lines of a file (zstd or plain) in runs of about 8 MB, in order,
+    as `read_jsonl` reads them; `read_jsonl` and the session index share it."""
     path = Path(path)
     name = str(path)
-    with open_regular(path) as handle:
-        zstd = is_zstd(handle.read(4))
-        handle.seek(0)
+    problems: list[Problem] = []
+    with open_regular(path) as source:
+        zstd = is_zstd(source.read(4))
+        source.seek(0)
         if zstd:
             data, compression, broken = read_bytes(path)
             if data or broken is None:
-                records, problems, _, _ = parse_lines(data, name)
-                if broken:
-                    problems.append(broken)
-                return Loaded(records, problems, compression, data)
+                lines = 0
+                for offset, block in memory_blocks(data):
+                    lines += handle(block, offset, lines, problems)
+                return Scanned(name, compression, data, 0, None, problems, broken, False)
             # Nothing decompressed: a plain file whose first bytes happen to be the magic.
         stop = _Stop()
-        records, problems = [], []
         lines = size = 0
         head = tail = b""
-        for offset, block in _plain_blocks(handle, stop):
-            more, bad, seen, _ = parse_lines(block, name, offset=offset, first=lines)
-            records.extend(more)
-            problems.extend(bad)
-            lines += seen
+        for offset, block in _plain_blocks(source, stop):
+            lines += handle(block, offset, lines, problems)
             size += len(block)
             if len(head) < _PRINT:
                 head += block[: _PRINT - len(head)]
             tail = block[-_PRINT:] if len(block) >= _PRINT else (tail + block)[-_PRINT:]
-    if stop.reason:
-        problems.append(Problem(name, 0, stop.reason))
-    elif not records and problems and path.name.endswith(ZSTD_SUFFIXES):
-        problems = [Problem(name, 0, "not a zstd stream")]
-    return Loaded(records, problems, None, None, size, _digest(head, tail))
+    broken = Problem(name, 0, stop.reason) if stop.reason else None
+    zstd_named = path.name.endswith(ZSTD_SUFFIXES)
+    return Scanned(name, None, None, size, _digest(head, tail), problems, broken, zstd_named)
+
+
+def memory_blocks(data: bytes, size: int = _BLOCK) -> Iterator[tuple[int, bytes]]:
+    """(offset, block) runs of `data` of about `size` bytes, each ending at a newline (the last
+    may not); a block is a copy only when it is not the whole of `data`."""
+    total = len(data)
+    if total <= size:
+        if total:
+            yield 0, data
+        return
+    start = 0
+    while start < total:
+        cut = data.find(b"\n", min(start + size, total) - 1)
+        end = total if cut < 0 else cut + 1
+        yield start, data[start:end]
+        start = end
 
 
 def fingerprint(data: bytes) -> bytes:
