@@ -302,9 +302,9 @@ def _fingerprint(path: Path, size: int) -> bytes:
         head = handle.read(edge)
         handle.seek(size - edge)
         tail = handle.read(edge)
-    from klipui.session.jsonl import _digest
+    from klipui.session.jsonl import digest_ends
 
-    return _digest(head, tail)
+    return digest_ends(head, tail)
 
 
 def _settled(problems: list[Problem]) -> list[Problem]:

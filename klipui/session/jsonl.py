@@ -47,8 +47,9 @@ HEAD_BYTES = 256 * 1024
 HEAD_LINES = 400
 MAX_DECOMPRESSED = 1 << 30
 """Decompressed bytes of a zstd file beyond which the content is cut (and the cut reported)."""
-_PRINT = 64 * 1024
+PRINT_BYTES = 64 * 1024
 """Bytes at each end of a file that its fingerprint covers."""
+_PRINT = PRINT_BYTES
 MAX_DEPTH = 254
 """Containers a record may nest (orjson writes no deeper): a deeper line is a Problem."""
 _BLOCK = 8 << 20
@@ -523,12 +524,14 @@ def scan_blocks(path: Path | str, handle: BlockHandler) -> Scanned:
             tail = block[-_PRINT:] if len(block) >= _PRINT else (tail + block)[-_PRINT:]
     broken = Problem(name, 0, stop.reason) if stop.reason else None
     zstd_named = path.name.endswith(ZSTD_SUFFIXES)
-    return Scanned(name, None, None, size, _digest(head, tail), problems, broken, zstd_named)
+    return Scanned(name, None, None, size, digest_ends(head, tail), problems, broken, zstd_named)
 
 
-def memory_blocks(data: bytes, size: int = _BLOCK) -> Iterator[tuple[int, bytes]]:
-    """(offset, block) runs of `data` of about `size` bytes, each ending at a newline (the last
-    may not); a block is a copy only when it is not the whole of `data`."""
+def memory_blocks(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """(offset, block) runs of `data` of about `size` bytes (default: the block size of plain
+    files), each ending at a newline (the last may not); a block is a copy only when it is not
+    the whole of `data`."""
+    size = _BLOCK if size is None else size
     total = len(data)
     if total <= size:
         if total:
@@ -545,10 +548,11 @@ def memory_blocks(data: bytes, size: int = _BLOCK) -> Iterator[tuple[int, bytes]
 def fingerprint(data: bytes) -> bytes:
     """A digest of the first and last 64 KB of `data`: any rewrite that moves or changes the
     bytes of a file changes it (an append after `data` does not)."""
-    return _digest(data[:_PRINT], data[-_PRINT:] if data else b"")
+    return digest_ends(data[:_PRINT], data[-_PRINT:] if data else b"")
 
 
-def _digest(head: bytes, tail: bytes) -> bytes:
+def digest_ends(head: bytes, tail: bytes) -> bytes:
+    """The fingerprint of a file's bytes from their first and last `PRINT_BYTES`."""
     import hashlib
 
     return hashlib.blake2b(head + b"\0" + tail, digest_size=16).digest()
