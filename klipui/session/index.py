@@ -124,7 +124,10 @@ class RecordIndex:
         wanted = set(self.lines[start:stop])
         kept = [record for record in found if record.line in wanted]
         if len(kept) != stop - start:
-            raise SourceChanged(f"{self.path}: changed since it was read; open it again")
+            raise SourceChanged(
+                f"{self.path}: a record no longer reads as it did when the file was indexed"
+                " (the file changed, or holds a line the index took for a record)"
+            )
         return kept
 
 
@@ -305,17 +308,33 @@ class LazyEvents(Sequence[Event]):
                 yield from self.run(begin, end, keep=False)
 
 
-_HUGE_NUMBER = re.compile(
-    rb"[0-9][eE]\+?0*(?:[1-9][0-9]{3,}|[4-9][0-9]{2}|3[1-9][0-9]|30[89])|[0-9]{300}"
-)
-"""A number that may overflow a float (the full reader refuses it; msgspec would not)."""
+_BIG_EXPONENTS = (re.compile(rb"e\+?[0-9]{3}"), re.compile(rb"E\+?[0-9]{3}"))
+"""Exponents of three digits or more (searched from their letter, which keeps the scan fast)."""
+_NUMBER_CHARS = frozenset(b"0123456789.-")
+_BEFORE_NUMBER = frozenset(b":,[ \t\r\n")
+
+
+def may_overflow(block: bytes) -> bool:
+    """Whether `block` may hold a number beyond the float range written with an exponent (the
+    full reader refuses it; msgspec would take it). A string that looks so (a hex id "…4e500…")
+    only makes the block read line by line. (Numbers of over 308 digits without an exponent,
+    and lines nested over 254 levels deep, are not looked for: a record of a fast block that
+    turns out so is refused when it is decoded, see `RecordIndex.records`.)"""
+    for pattern in _BIG_EXPONENTS:
+        for found in pattern.finditer(block):
+            start = found.start()
+            while start > 0 and block[start - 1] in _NUMBER_CHARS:
+                start -= 1
+            if start < found.start() and (start == 0 or block[start - 1] in _BEFORE_NUMBER):
+                return True
+    return False
 
 
 def fast_candidate(block: bytes) -> bool:
     """Whether a block may be read by a typed fast decoder rather than line by line: whole
     lines, valid UTF-8, no number that could overflow a float. A block that fails this, or
     that the fast decoder refuses, is read as a whole read reads it."""
-    if not block.endswith(b"\n") or _HUGE_NUMBER.search(block):
+    if not block.endswith(b"\n") or may_overflow(block):
         return False
     if block.isascii():
         return True

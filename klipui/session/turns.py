@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from klipui.session.blocks import event_texts, first_line, iter_block_texts, tool_result_errors
 from klipui.session.model import Event, Turn
@@ -42,11 +43,37 @@ class TurnScan:
         """Pass over `count` events that are neither turn brackets nor text events."""
         self.position += count
 
+    @property
+    def wants_prompt(self) -> bool:
+        """Whether the next `user/message` gives the open turn its prompt."""
+        return self._current is not None and not self._prompt_found
+
     def add(self, event: Event) -> None:
         """Take the next event."""
+        kind = event.type
+        if kind not in _TEXT_EVENTS or self._current is None:
+            self.counted(kind, event.data.get("reason") if kind == "turn/end" else None)
+            return
+        prompt = None
+        if kind == "user/message" and not self._prompt_found:
+            prompt = first_line("\n".join(iter_block_texts(event.data.get("content"))))
+        errors = tool_result_errors(event) if kind == "tool/result" else 0
+        tokens = sum(estimate_tokens(text) for text in event_texts(event))
+        self.counted(kind, None, tokens, errors, prompt)
+
+    def counted(
+        self,
+        kind: str,
+        reason: Any = None,
+        tokens: int = 0,
+        errors: int = 0,
+        prompt: str | None = None,
+    ) -> None:
+        """Take the next event, its figures counted by the caller: `reason` of a `turn/end`,
+        the `tokens` of a text event, the `errors` of a `tool/result`, and the `prompt` line of
+        a `user/message` (needed only while `wants_prompt`)."""
         index = self.position
         self.position += 1
-        kind = event.type
         current = self._current
         if kind == "turn/start":
             if current is not None:
@@ -60,7 +87,6 @@ class TurnScan:
         if current is None:
             return
         if kind == "turn/end":
-            reason = event.data.get("reason")
             current.completed = isinstance(reason, dict) and reason.get("kind") == "completed"
             current.end = index + 1
             self.turns.append(current)
@@ -71,11 +97,11 @@ class TurnScan:
         if kind == "tool/call":
             current.tool_calls += 1
         elif kind == "tool/result":
-            current.errors += tool_result_errors(event)
+            current.errors += errors
         elif kind == "user/message" and not self._prompt_found:
             self._prompt_found = True
-            current.prompt = first_line("\n".join(iter_block_texts(event.data.get("content"))))
-        current.tokens += sum(estimate_tokens(text) for text in event_texts(event))
+            current.prompt = prompt or ""
+        current.tokens += tokens
 
     def finish(self) -> list[Turn]:
         """The turns, the last one closed at the end of the events when it never ended."""

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from klipui.session.blocks import block_texts, first_line, result_errors
 from klipui.session.formats.dsh.lowering import (
     CHUNK_ROWS,
     describe,
@@ -26,9 +27,11 @@ from klipui.session.formats.dsh.lowering import (
 from klipui.session.index import Indexer, LazyEvents, LazyRecords, RecordIndex
 from klipui.session.jsonl import kind_name
 from klipui.session.model import Event, Problem, Record, Session
+from klipui.session.tokens import estimate_tokens
 from klipui.session.turns import TurnScan
 
 _MAX_SEQ_PROBLEMS = 20
+_TEXT_EVENTS = frozenset({"user/message", "assistant/message", "tool/call", "tool/result"})
 _UNSET: Any = msgspec.UNSET
 
 
@@ -134,31 +137,46 @@ class DshIndexer(Indexer):
     def _fast_line(self, value: _Line, line: int) -> None:
         kind = value.type
         data = value.data or _EMPTY
+        starts = self.starts
         if kind in CHUNK_ROWS and value.seq0 is not _UNSET:
             deltas = data.args if kind == "tool-call-chunks" else data.texts
             members = len(deltas or ())
             self._seq(value.seq0, members, line)
             self.scan.skip(members)
-            self.starts.append(self.starts[-1] + members)
+            starts.append(starts[-1] + members)
             return
         seq = value.seq
         if type(kind) is not str or not isinstance(seq, int):
             reason = "not a SessionEvent (no type or seq)"
             self.lowering.append(Problem(self.spath, line, reason))
-            self.starts.append(self.starts[-1])
+            starts.append(starts[-1])
             return
-        self._seq(seq, 1, line)
-        message = data.message
-        view = {
-            "content": data.content,
-            "message": None if message is None else {"content": message.content},
-            "arguments": data.arguments,
-            "reason": data.reason,
-        }
-        self.scan.add(Event(kind, seq, data=view))
-        if kind == "session/title":
-            self._title(data.title)
-        self.starts.append(self.starts[-1] + 1)
+        if seq != self.scan.position:
+            self._seq(seq, 1, line)
+        starts.append(starts[-1] + 1)
+        scan = self.scan
+        if kind not in _TEXT_EVENTS:
+            scan.counted(kind, data.reason)
+            if kind == "session/title":
+                self._title(data.title)
+            return
+        content: Any
+        if kind == "user/message":
+            content = data.content
+        elif kind == "tool/call":
+            arguments = data.arguments
+            tokens = estimate_tokens(arguments) if isinstance(arguments, str) and arguments else 0
+            scan.counted(kind, None, tokens)
+            return
+        else:
+            content = None if data.message is None else data.message.content
+        texts = block_texts(content, False)
+        tokens = sum(estimate_tokens(text) for text in texts) if texts else 0
+        prompt = None
+        if kind == "user/message" and scan.wants_prompt:
+            prompt = first_line("\n".join(block_texts(content)))
+        errors = result_errors(content) if kind == "tool/result" else 0
+        scan.counted(kind, None, tokens, errors, prompt)
 
     def _seq(self, first: Any, count: int, line: int) -> None:
         """Check the seqs `first`, `first + 1`, … of `count` events against their positions."""
