@@ -157,6 +157,20 @@ def line_spans(block: bytes, offset: int) -> tuple[array[int], array[int]]:
     return offsets, lengths
 
 
+class RecordSpans:
+    """The native bytes of records that know their place (a session read whole), read from the
+    file when asked rather than by keeping the whole file in memory."""
+
+    def __init__(self, records: Sequence[Record], index: RecordIndex) -> None:
+        self.records = records
+        self.source = index
+
+    def raw(self, index: int) -> bytes:
+        """The bytes of record `index`, without newline."""
+        record = self.records[index]
+        return self.source.read(record.offset, record.length)
+
+
 class _Cache(OrderedDict[int, T]):
     """A least-recently-used map bounded by entries and by the bytes they stand for."""
 

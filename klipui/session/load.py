@@ -11,7 +11,14 @@ from klipui.session import jsonl
 from klipui.session.adapter import Adapter
 from klipui.session.blocks import event_texts
 from klipui.session.formats import adapter, detect_format
-from klipui.session.index import CACHE_RECORDS, Indexer, LazyRecords, RecordIndex, fast_candidate
+from klipui.session.index import (
+    CACHE_RECORDS,
+    Indexer,
+    LazyRecords,
+    RecordIndex,
+    RecordSpans,
+    fast_candidate,
+)
 from klipui.session.jsonl import Head, kind_name, read_head, scan_blocks
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.tokens import estimate_tokens
@@ -69,6 +76,9 @@ def _open(path: Path, subagents: bool, indexed: bool) -> Session:
         if module.typed_records:
             records_read, problems = _typed_records(path, records_read, problems)
         session = lower_tolerant(module, path, records_read, problems)
+        if scanned.compression is None:
+            reader = RecordIndex(path, None, (scanned.size, stat.st_mtime_ns), scanned.digest)
+            session.raw_source = RecordSpans(session.records, reader)
     session.raw = scanned.data
     session.compression = scanned.compression
     size = stat.st_size if scanned.compression else scanned.size
