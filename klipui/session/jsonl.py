@@ -496,9 +496,12 @@ class Scanned:
         return problems
 
 
-def scan_blocks(path: Path | str, handle: BlockHandler) -> Scanned:
+def scan_blocks(
+    path: Path | str, handle: BlockHandler, total: Callable[[int], None] | None = None
+) -> Scanned:
     """Feed `handle` the whole lines of a file (zstd or plain) in runs of about 8 MB, in order,
-    as `read_jsonl` reads them; `read_jsonl` and the session index share it."""
+    as `read_jsonl` reads them; `read_jsonl` and the session index share it. `total` is told
+    the bytes the blocks will cover (about: a plain file may change while it is read)."""
     path = Path(path)
     name = str(path)
     problems: list[Problem] = []
@@ -508,6 +511,8 @@ def scan_blocks(path: Path | str, handle: BlockHandler) -> Scanned:
         if zstd:
             data, compression, broken = read_bytes(path)
             if data or broken is None:
+                if total is not None:
+                    total(len(data))
                 lines = 0
                 for offset, block in memory_blocks(data):
                     lines += handle(block, offset, lines, problems)
@@ -516,6 +521,8 @@ def scan_blocks(path: Path | str, handle: BlockHandler) -> Scanned:
         stop = _Stop()
         lines = size = 0
         head = tail = b""
+        if total is not None:
+            total(os.fstat(source.fileno()).st_size)
         for offset, block in _plain_blocks(source, stop):
             lines += handle(block, offset, lines, problems)
             size += len(block)

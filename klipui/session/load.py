@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,17 @@ class SessionUnreadable(SessionError):
     """The file could not be read at all (missing, a folder, no permission)."""
 
 
-def open_session(path: Path | str, *, subagents: bool = True, indexed: bool = True) -> Session:
+Progress = Callable[[int, int], None]
+"""Told (bytes read, bytes in all) after each block of a file read."""
+
+
+def open_session(
+    path: Path | str,
+    *,
+    subagents: bool = True,
+    indexed: bool = True,
+    progress: Progress | None = None,
+) -> Session:
     """Read, sniff and lower the session file at `path` (SessionError when it is not one).
 
     `subagents`: look for the files of its sub-agents (`Session.subagents`); figures for a
@@ -97,8 +107,10 @@ class _Reading:
     """The blocks of a file as `open_session` reads them: decoded whole until the format is
     known, then handed to the format's indexer when it has one (else still decoded whole)."""
 
-    def __init__(self, path: Path, indexed: bool) -> None:
+    def __init__(self, path: Path, indexed: bool, progress: Progress | None = None) -> None:
         self.path = path
+        self.progress = progress
+        self.total = 0
         self.name = str(path)
         self.indexed = indexed
         self.module: Adapter | None = None
@@ -114,7 +126,16 @@ class _Reading:
         decoded)."""
         self.odd = False
 
+    def set_total(self, total: int) -> None:
+        self.total = total
+
     def block(self, block: bytes, offset: int, first: int, problems: list[Problem]) -> int:
+        seen = self._block(block, offset, first, problems)
+        if self.progress is not None:
+            self.progress(min(offset + len(block), self.total), self.total)
+        return seen
+
+    def _block(self, block: bytes, offset: int, first: int, problems: list[Problem]) -> int:
         if self.indexer is not None and self.index is not None:
             return self._indexed(self.indexer, self.index, block, offset, first, problems)
         records, bad, seen, _ = jsonl.parse_lines(block, self.name, offset=offset, first=first)
