@@ -49,16 +49,16 @@ def open_session(
     listing do without, so that a listing never lists a folder once per session.
     `indexed`: open index-first when the format can (its records and events are then decoded
     when read, see `klipui.session.index`); False reads and lowers the whole file (the
-    reference the index is tested against).
+    reference the index is tested against). `progress` is told how far the read is.
     """
-    return _open(Path(path), subagents, indexed)
+    return _open(Path(path), subagents, indexed, progress)
 
 
-def _open(path: Path, subagents: bool, indexed: bool) -> Session:
-    reading = _Reading(path, indexed)
+def _open(path: Path, subagents: bool, indexed: bool, progress: Progress | None) -> Session:
+    reading = _Reading(path, indexed, progress)
     try:
         stat = path.stat()
-        scanned = scan_blocks(path, reading.block)
+        scanned = scan_blocks(path, reading.block, reading.set_total)
     except OSError as error:
         raise SessionUnreadable(f"{path}: {error.strerror or error}") from None
     if reading.module is None and reading.records:
