@@ -228,3 +228,44 @@ def test_a_rewritten_file_is_refused_not_misread(tmp_path: Path) -> None:
     path.write_bytes(data.replace(b'"seq":', b'"seq" :', 1) + b"\n")
     with pytest.raises(SourceChanged):
         session.record_bytes(len(session.records) - 1)
+
+
+def test_progress_is_told_block_by_block_up_to_the_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "_BLOCK", 4096)
+    path = FIXTURES / "samples" / "dsh" / "goal-multi-turn-actions.jsonl"
+    calls: list[tuple[int, int]] = []
+    open_session(path, progress=lambda done, total: calls.append((done, total)))
+    size = path.stat().st_size
+    assert len(calls) > 2
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+    assert calls[-1] == (size, size)
+
+
+def test_lazy_sequences_index_like_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "_BLOCK", 4096)
+    monkeypatch.setattr(load, "SNIFF_RECORDS", 4)
+    path = FIXTURES / "samples" / "dsh" / "goal-multi-turn-actions.jsonl"
+    lazy, whole = open_session(path), open_session(path, indexed=False)
+    events, reference = lazy.events, list(whole.events)
+    assert events[-1] == reference[-1] and events[-len(reference)] == reference[0]
+    assert events[5:40:3] == reference[5:40:3]
+    assert events[30:10] == [] and events[-3:] == reference[-3:]
+    with pytest.raises(IndexError):
+        events[len(reference)]
+    assert lazy.records[-2:] == list(whole.records)[-2:]
+    assert lazy.header_events == whole.header_events
+
+
+def test_decoded_events_are_cached_within_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    import klipui.session.index as index
+
+    monkeypatch.setattr(index, "CACHE_RECORDS", 8)
+    path = FIXTURES / "samples" / "dsh" / "goal-multi-turn-actions.jsonl"
+    session = open_session(path)
+    assert isinstance(session.events, LazyEvents)
+    first = session.events[len(session.events) // 2]
+    assert session.events[len(session.events) // 2] is first  # served from the cache
+    for position in range(len(session.events)):
+        session.events[position]
+    assert len(session.events._cache) <= 8
+    assert len(session.records._cache) <= 8  # type: ignore[attr-defined]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TypeVar, overload
 
 from klipui.session.files import open_regular
-from klipui.session.jsonl import BOM, PRINT_BYTES, digest_ends, parse_lines
+from klipui.session.jsonl import BOM, PRINT_BYTES, ZSTD_MAGIC, digest_ends, parse_lines
 from klipui.session.model import Event, Problem, Record, Session, SourceChanged
 
 T = TypeVar("T")
@@ -54,6 +54,11 @@ class RecordIndex:
         self.stat = stat
         """(size, mtime_ns) of a plain file as read."""
         self.digest = digest
+        self.frames: list[tuple[int, int, int]] | None = None
+        """A zstd file read frame by frame: (file offset, length, content offset) of each frame
+        (records are read by decompressing their frames again)."""
+        self._frame_starts = array("q")
+        self._frame_cache: _Cache[bytes] = _Cache(8, 16 << 20)
         self.lines = array("q")
         """1-based line number of each record."""
         self._blocks: list[tuple[int, int, int]] = []
@@ -95,7 +100,41 @@ class RecordIndex:
             return self.data[offset : offset + length]
         with open_regular(self.path) as handle:
             self._check(handle.fileno())
-            return os.pread(handle.fileno(), length, offset)
+            if self.frames is None:
+                return os.pread(handle.fileno(), length, offset)
+            return self._from_frames(handle.fileno(), offset, length)
+
+    def _from_frames(self, fd: int, offset: int, length: int) -> bytes:
+        """Content bytes `offset` to `offset + length` of a zstd file, from its frames."""
+        frames = self.frames or []
+        if len(self._frame_starts) != len(frames):
+            self._frame_starts = array("q", (start for _, _, start in frames))
+        number = max(bisect_right(self._frame_starts, offset) - 1, 0)
+        parts: list[bytes] = []
+        start = self._frame_starts[number] if frames else 0
+        end = offset + length
+        while number < len(frames) and start < end:
+            content = self._frame(fd, number)
+            parts.append(content)
+            start += len(content)
+            number += 1
+        data = b"".join(parts)
+        skip = offset - self._frame_starts[max(bisect_right(self._frame_starts, offset) - 1, 0)]
+        return data[skip : skip + length]
+
+    def _frame(self, fd: int, number: int) -> bytes:
+        found = self._frame_cache.take(number)
+        if found is None:
+            import zstandard
+
+            where, size, _ = (self.frames or [])[number]
+            frame = os.pread(fd, size, where)
+            if frame[:4] == ZSTD_MAGIC:
+                found = zstandard.ZstdDecompressor().decompressobj().decompress(frame)
+            else:
+                found = b""  # a skippable frame
+            self._frame_cache.keep(number, found, len(found))
+        return found
 
     def _check(self, fd: int) -> None:
         stat = os.fstat(fd)

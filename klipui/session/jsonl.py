@@ -181,12 +181,18 @@ def _frame_end(data: bytes | memoryview | bytearray, start: int) -> int:
     return size + 1
 
 
-def _zstd_pieces(handle: BinaryIO, stop: _Stop, cap: int | None = None) -> Iterator[bytes]:
+def _zstd_pieces(
+    handle: BinaryIO,
+    stop: _Stop,
+    cap: int | None = None,
+    frames: list[tuple[int, int, int]] | None = None,
+) -> Iterator[bytes]:
     """The decompressed content of the zstd file at `handle`, in pieces, one frame at a time.
 
     Stops (setting `stop`) at a frame cut by the end of the file, a frame that does not
     decompress, data that is not a frame, or once `cap` (default `MAX_DECOMPRESSED`)
-    decompressed bytes came out.
+    decompressed bytes came out. `frames` is given (file offset, length, content offset) of
+    each frame read.
     """
     import zstandard
 
@@ -218,6 +224,8 @@ def _zstd_pieces(handle: BinaryIO, stop: _Stop, cap: int | None = None) -> Itera
         cut = end > len(buffer)
         frame = bytes(buffer[: min(end, len(buffer))])
         del buffer[: len(frame)]
+        if frames is not None:
+            frames.append((consumed, len(frame), produced))
         if int.from_bytes(frame[:4], "little") & 0xFFFFFFF0 != _SKIPPABLE:
             reader = decompressor.stream_reader(frame, read_across_frames=False)
             try:
@@ -485,6 +493,9 @@ class Scanned:
     stop: Problem | None
     """Why the read stopped early (a cut or broken zstd frame, a file that shrank)."""
     zstd_named: bool
+    frames: list[tuple[int, int, int]] | None = None
+    """zstd read without keeping its content: (file offset, length, content offset) of each
+    frame, to decompress again the frames a record sits in."""
 
     def problems(self, any_record: bool) -> list[Problem]:
         """The problems as `read_jsonl` reports them, given whether any line was good."""
@@ -497,17 +508,29 @@ class Scanned:
 
 
 def scan_blocks(
-    path: Path | str, handle: BlockHandler, total: Callable[[int], None] | None = None
+    path: Path | str,
+    handle: BlockHandler,
+    total: Callable[[int], None] | None = None,
+    *,
+    keep: bool = True,
 ) -> Scanned:
     """Feed `handle` the whole lines of a file (zstd or plain) in runs of about 8 MB, in order,
     as `read_jsonl` reads them; `read_jsonl` and the session index share it. `total` is told
-    the bytes the blocks will cover (about: a plain file may change while it is read)."""
+    the bytes the blocks will cover (about: a plain file may change while it is read).
+    `keep=False` decompresses a zstd file frame by frame without keeping its content (the
+    frames are listed instead)."""
     path = Path(path)
     name = str(path)
     problems: list[Problem] = []
     with open_regular(path) as source:
         zstd = is_zstd(source.read(4))
         source.seek(0)
+        if zstd and not keep:
+            streamed = _scan_zstd(source, name, handle, problems)
+            if streamed is not None:
+                return streamed
+            source.seek(0)  # nothing decompressed: a plain file whose first bytes are the magic
+            zstd = False
         if zstd:
             data, compression, broken = read_bytes(path)
             if data or broken is None:
@@ -534,6 +557,44 @@ def scan_blocks(
     return Scanned(name, None, None, size, digest_ends(head, tail), problems, broken, zstd_named)
 
 
+def _scan_zstd(
+    source: BinaryIO, name: str, handle: BlockHandler, problems: list[Problem]
+) -> Scanned | None:
+    """`scan_blocks` of a zstd file, decompressed a frame at a time (None when nothing
+    decompressed: then the file is read as plain lines)."""
+    stop = _Stop()
+    frames: list[tuple[int, int, int]] = []
+    pieces = _zstd_pieces(source, stop, frames=frames)
+    first = next(pieces, None)
+    if first is None and stop.reason:
+        return None
+    lines = offset = 0
+    batch: list[bytes] = [first] if first else []
+    batched = len(first or b"")
+    carry = b""
+    for piece in pieces:
+        batch.append(piece)
+        batched += len(piece)
+        if batched < _BLOCK:
+            continue
+        data = carry + b"".join(batch)
+        batch, batched = [], 0
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            lines += handle(data[:cut], offset, lines, problems)
+            offset += cut
+        carry = data[cut:]
+    data = carry + b"".join(batch)
+    if stop.cut:
+        data = data[: data.rfind(b"\n") + 1]
+    if data:
+        lines += handle(data, offset, lines, problems)
+    broken = None
+    if stop.reason:
+        broken = Problem(name, lines + 1, stop.reason)
+    return Scanned(name, "zstd", None, 0, None, problems, broken, False, frames)
+
+
 def memory_blocks(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes]]:
     """(offset, block) runs of `data` of about `size` bytes (default: the block size of plain
     files), each ending at a newline (the last may not); a block is a copy only when it is not
@@ -556,6 +617,15 @@ def fingerprint(data: bytes) -> bytes:
     """A digest of the first and last 64 KB of `data`: any rewrite that moves or changes the
     bytes of a file changes it (an append after `data` does not)."""
     return digest_ends(data[:_PRINT], data[-_PRINT:] if data else b"")
+
+
+def file_digest(path: Path | str, size: int) -> bytes:
+    """`fingerprint` of the first `size` bytes of the file at `path`, read from their ends."""
+    reach = min(size, _PRINT)
+    with open_regular(path) as handle:
+        head = os.pread(handle.fileno(), reach, 0)
+        tail = os.pread(handle.fileno(), reach, size - reach)
+    return digest_ends(head, tail)
 
 
 def digest_ends(head: bytes, tail: bytes) -> bytes:

@@ -19,7 +19,7 @@ from klipui.session.index import (
     RecordSpans,
     fast_candidate,
 )
-from klipui.session.jsonl import Head, kind_name, read_head, scan_blocks
+from klipui.session.jsonl import Head, Scanned, file_digest, kind_name, read_head, scan_blocks
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.tokens import estimate_tokens
 
@@ -58,7 +58,7 @@ def _open(path: Path, subagents: bool, indexed: bool, progress: Progress | None)
     reading = _Reading(path, indexed, progress)
     try:
         stat = path.stat()
-        scanned = scan_blocks(path, reading.block, reading.set_total)
+        scanned = scan_blocks(path, reading.block, reading.set_total, keep=False)
     except OSError as error:
         raise SessionUnreadable(f"{path}: {error.strerror or error}") from None
     if reading.module is None and reading.records:
@@ -73,11 +73,7 @@ def _open(path: Path, subagents: bool, indexed: bool, progress: Progress | None)
     if reading.indexer is not None and reading.index is not None:
         if reading.odd:
             problems.sort(key=lambda problem: problem.line)
-        index = reading.index
-        index.data = scanned.data
-        if scanned.compression is None:
-            index.stat = index.checked = (scanned.size, stat.st_mtime_ns)
-            index.digest = scanned.digest
+        index = _source(reading.index, path, stat, scanned)
         records = LazyRecords(index, reading.first)
         session = reading.indexer.finish(records, problems)
         session.raw_source = records
@@ -86,9 +82,8 @@ def _open(path: Path, subagents: bool, indexed: bool, progress: Progress | None)
         if module.typed_records:
             records_read, problems = _typed_records(path, records_read, problems)
         session = lower_tolerant(module, path, records_read, problems)
-        if scanned.compression is None:
-            reader = RecordIndex(path, None, (scanned.size, stat.st_mtime_ns), scanned.digest)
-            session.raw_source = RecordSpans(session.records, reader)
+        reader = _source(RecordIndex(path, None), path, stat, scanned)
+        session.raw_source = RecordSpans(session.records, reader)
     session.raw = scanned.data
     session.compression = scanned.compression
     size = stat.st_size if scanned.compression else scanned.size
@@ -97,6 +92,19 @@ def _open(path: Path, subagents: bool, indexed: bool, progress: Progress | None)
     if subagents:
         session.subagents = module.subagents(session)
     return session
+
+
+def _source(index: RecordIndex, path: Path, stat: os.stat_result, scanned: Scanned) -> RecordIndex:
+    """`index` told where its records' bytes are read from, and what the file was."""
+    index.data = scanned.data
+    if scanned.compression is None:
+        index.stat = index.checked = (scanned.size, stat.st_mtime_ns)
+        index.digest = scanned.digest
+    elif scanned.frames is not None:
+        index.frames = scanned.frames
+        index.stat = index.checked = (stat.st_size, stat.st_mtime_ns)
+        index.digest = file_digest(path, stat.st_size)
+    return index
 
 
 SNIFF_RECORDS = 256
