@@ -36,6 +36,8 @@ CACHE_BYTES = 64 << 20
 """Bytes of native lines whose decoded records a lazy sequence keeps at most."""
 _RUN = 512
 """Records decoded at a time while iterating."""
+_WINDOW = 1 << 20
+"""Bytes of a plain file read ahead for a short read (the next records come from them)."""
 
 
 class RecordIndex:
@@ -58,6 +60,7 @@ class RecordIndex:
         """A zstd file read frame by frame: (file offset, length, content offset) of each frame
         (records are read by decompressing their frames again)."""
         self._frame_starts = array("q")
+        self._window: tuple[int, bytes] | None = None
         self._frame_cache: _Cache[bytes] = _Cache(8, 16 << 20)
         self.lines = array("q")
         """1-based line number of each record."""
@@ -98,11 +101,25 @@ class RecordIndex:
         file is no longer what was read, only appended to being fine)."""
         if self.data is not None:
             return self.data[offset : offset + length]
+        window = self._window
+        if (
+            window is not None
+            and window[0] <= offset
+            and offset + length <= window[0] + len(window[1])
+        ):
+            start = offset - window[0]
+            return window[1][start : start + length]
         with open_regular(self.path) as handle:
             self._check(handle.fileno())
-            if self.frames is None:
+            if self.frames is not None:
+                return self._from_frames(handle.fileno(), offset, length)
+            if length >= _WINDOW:
                 return os.pread(handle.fileno(), length, offset)
-            return self._from_frames(handle.fileno(), offset, length)
+            # Callers mostly read records in file order: read ahead, so that the next ones are
+            # served without opening the file again.
+            data = os.pread(handle.fileno(), _WINDOW, offset)
+        self._window = (offset, data)
+        return data[:length]
 
     def _from_frames(self, fd: int, offset: int, length: int) -> bytes:
         """Content bytes `offset` to `offset + length` of a zstd file, from its frames."""
