@@ -269,3 +269,48 @@ def test_decoded_events_are_cached_within_bounds(monkeypatch: pytest.MonkeyPatch
         session.events[position]
     assert len(session.events._cache) <= 8
     assert len(session.records._cache) <= 8  # type: ignore[attr-defined]
+
+
+def _dsh_lines(turns: int = 30) -> list[bytes]:
+    lines = [HEADER]
+    seq = 0
+    for turn in range(1, turns + 1):
+        for kind, data in (
+            ("turn/start", {"turn": turn}),
+            ("user/message", {"content": [{"type": "text", "text": f"prompt {turn} " * 20}]}),
+            ("tool/call", {"turn": turn, "callId": f"c{turn}", "arguments": '{"a": 1}'}),
+            ("turn/end", {"turn": turn, "reason": {"kind": "completed"}}),
+        ):
+            lines.append(orjson.dumps({"type": kind, "seq": seq, "time": seq, "data": data}))
+            seq += 1
+    return lines
+
+
+@pytest.mark.parametrize("shape", ["bom", "crlf", "no-final-newline", "cut-zstd-frame"])
+def test_file_shapes_read_alike_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    monkeypatch.setattr(jsonl, "_BLOCK", 1024)
+    monkeypatch.setattr(load, "SNIFF_RECORDS", 4)
+    lines = _dsh_lines()
+    path = tmp_path / "session.jsonl"
+    if shape == "bom":
+        path.write_bytes(jsonl.BOM + b"\n".join(lines) + b"\n")
+    elif shape == "crlf":
+        path.write_bytes(b"\r\n".join(lines) + b"\r\n")
+    elif shape == "no-final-newline":
+        path.write_bytes(b"\n".join(lines))
+    else:
+        whole = tmp_path / "whole.jsonl.zstd"
+        monkeypatch.setattr(jsonl, "_ZSTD_BATCH", 512)  # many frames, as a long session has
+        write_new(whole, lines, compression="zstd")
+        path = tmp_path / "session.jsonl.zstd"
+        data = whole.read_bytes()
+        path.write_bytes(data[: len(data) - 40])  # the last frame cut: still being written
+    indexed, whole_read = _open_both(path)
+    assert isinstance(indexed, Session) and isinstance(whole_read, Session)
+    assert isinstance(indexed.events, LazyEvents)
+    assert_same(indexed, whole_read)
+    assert len(indexed.turns) >= 20
+    if shape == "cut-zstd-frame":
+        assert indexed.problems and "truncated zstd frame" in indexed.problems[-1].reason
