@@ -203,14 +203,7 @@ def _zstd_pieces(
     produced = 0
     eof = False
     while True:
-        end = _frame_extent(buffer, 0) if buffer else len(buffer) + 1
-        while not eof and (end is not None and end > len(buffer)):
-            more = handle.read(max(_ZSTD_IN, len(buffer)))
-            if not more:
-                eof = True
-                break
-            buffer += more
-            end = _frame_extent(buffer, 0)
+        end, eof = _fill(handle, buffer, eof)
         if not buffer:
             return
         if end is None:
@@ -248,6 +241,20 @@ def _zstd_pieces(
         if cut:
             stop.reason, stop.cut = TRUNCATED_FRAME, True
             return
+
+
+def _fill(handle: BinaryIO, buffer: bytearray, eof: bool) -> tuple[int | None, bool]:
+    """Read into `buffer` (unless the file already ended) until it starts with a whole frame:
+    where that frame ends (past the buffer when the file ends inside it; None when the buffer
+    starts no frame), and whether the file ended."""
+    end = _frame_extent(buffer, 0) if buffer else len(buffer) + 1
+    while not eof and (end is not None and end > len(buffer)):
+        more = handle.read(max(_ZSTD_IN, len(buffer)))
+        if not more:
+            return end, True
+        buffer += more
+        end = _frame_extent(buffer, 0)
+    return end, eof
 
 
 def _plain_blocks(handle: BinaryIO, stop: _Stop) -> Iterator[tuple[int, bytes]]:
