@@ -62,3 +62,20 @@ async def test_the_share_read_is_shown_then_every_turn(
         assert "reading the rest" not in str(info.render())
         assert len(screen.query_one(TurnList).turns) == 40
         assert screen.session is not None and isinstance(screen.session.events, LazyEvents)
+
+
+def test_the_head_of_a_zstd_session_is_shown_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import klipui.screens.session as session_module
+    from klipui.session.jsonl import write_new
+
+    plain = _dsh_file(tmp_path / "plain.jsonl")
+    path = tmp_path / "session.jsonl.zstd"
+    write_new(path, plain.read_bytes().splitlines(), compression="zstd")
+    monkeypatch.setattr(session_module, "PREVIEW_FROM", 0)
+    head = session_module.open_head(path)
+    whole = open_session(path)
+    assert head is not None and len(head.turns) == len(whole.turns) - 1  # the last may go on
+    assert head.turns == whole.turns[: len(head.turns)]
+    assert head.turn_events(1) == whole.turn_events(1)

@@ -55,20 +55,18 @@ PAINT_PAUSE = 0.15
 def open_head(path: Path, size: int = PREVIEW_BYTES) -> Session | None:
     """The first complete turns of a big session, lowered from its first `size` bytes.
 
-    None when the file is small (the full read is quick), compressed, or its first turn does not
-    end within the head. The result is only for showing; clipping waits for the whole file.
+    None when the file is small (the full read is quick; a zstd file counts its compressed
+    size), or its first turn does not end within the head. The result is only for showing;
+    clipping waits for the whole file.
     """
     from klipui.session.formats import detect_format
-    from klipui.session.jsonl import is_zstd, parse_lines
+    from klipui.session.jsonl import head_bytes, parse_lines
 
     try:
         if path.stat().st_size < PREVIEW_FROM:
             return None
-        with path.open("rb") as handle:
-            data = handle.read(size)
+        data = head_bytes(path, size)  # decompressed when zstd
     except OSError:
-        return None
-    if is_zstd(data[:4]):
         return None
     records, problems, _, _ = parse_lines(data, str(path), limit=data.count(b"\n"))
     module = detect_format([record.value for record in records[:64]])

@@ -712,6 +712,18 @@ def read_head(path: Path | str, max_bytes: int = HEAD_BYTES, max_lines: int = HE
     return Head([r.value for r in records], lines, eof, compression, problems)
 
 
+def head_bytes(path: Path | str, size: int) -> bytes:
+    """The first `size` bytes of a file's content (decompressed when it is zstd; fewer when
+    the content is shorter or a zstd stream stops early)."""
+    with open_regular(path) as handle:
+        zstd = is_zstd(handle.read(4))
+        handle.seek(0)
+        if not zstd:
+            return handle.read(size)
+        data = _PieceReader(_zstd_pieces(handle, _Stop(), cap=size)).read(size)
+    return data
+
+
 class _PieceReader:
     """`read(size)` over an iterator of byte pieces."""
 
