@@ -40,10 +40,10 @@ SHOW_DELAY = 0.04
 """Seconds the cursor must rest on a turn before its events are drawn (fast key repeat)."""
 
 
-def _open(path: Path) -> Session:
+def _open(path: Path, progress: Callable[[int, int], None] | None = None) -> Session:
     from klipui.session import open_session
 
-    return open_session(path)
+    return open_session(path, progress=progress)
 
 
 PREVIEW_FROM = 8_000_000
@@ -56,20 +56,18 @@ PAINT_PAUSE = 0.15
 def open_head(path: Path, size: int = PREVIEW_BYTES) -> Session | None:
     """The first complete turns of a big session, lowered from its first `size` bytes.
 
-    None when the file is small (the full read is quick), compressed, or its first turn does not
-    end within the head. The result is only for showing; clipping waits for the whole file.
+    None when the file is small (the full read is quick; a zstd file counts its compressed
+    size), or its first turn does not end within the head. The result is only for showing;
+    clipping waits for the whole file.
     """
     from klipui.session.formats import detect_format
-    from klipui.session.jsonl import is_zstd, parse_lines
+    from klipui.session.jsonl import head_bytes, parse_lines
 
     try:
         if path.stat().st_size < PREVIEW_FROM:
             return None
-        with path.open("rb") as handle:
-            data = handle.read(size)
+        data = head_bytes(path, size)  # decompressed when zstd
     except OSError:
-        return None
-    if is_zstd(data[:4]):
         return None
     records, problems, _, _ = parse_lines(data, str(path), limit=data.count(b"\n"))
     module = detect_format([record.value for record in records[:64]])
@@ -158,6 +156,8 @@ class SessionScreen(KlipuiScreen):
         self._error_wrapped = False
         self.partial = False
         """True while only the head of a big file is shown (its first turns)."""
+        self.read_share = 0.0
+        """How much of a big file the loading worker has read (shown while `partial`)."""
         self.following = False
         """`f`: keep the newest event in view while the file grows."""
         self.live = False
@@ -213,7 +213,7 @@ class SessionScreen(KlipuiScreen):
             self.app.call_from_thread(self._loaded, preview, {}, True)
             time.sleep(PAINT_PAUSE)  # let the screen paint it before the long read holds the GIL
         try:
-            session = _open(self.path)
+            session = _open(self.path, self._progress_reporter() if preview is not None else None)
         except Exception as error:  # an unreadable file is reported on screen, not raised
             self.app.call_from_thread(self._failed, f"{self.path}: {error}")
             return
@@ -222,6 +222,23 @@ class SessionScreen(KlipuiScreen):
         marks = turn_marks(session)
         self.app.call_from_thread(self.query_one(TurnList).set_marks, marks)
         self.app.call_from_thread(self._start_follow, follower)
+
+    def _progress_reporter(self) -> Callable[[int, int], None]:
+        """A `progress` for the loading worker: the share read, shown at most every 0.2 s."""
+        shown = [0.0]
+
+        def report(done: int, total: int) -> None:
+            now = time.monotonic()
+            if total and now - shown[0] >= 0.2:
+                shown[0] = now
+                self.app.call_from_thread(self._read_share, done / total)
+
+        return report
+
+    def _read_share(self, share: float) -> None:
+        if self.is_attached and self.partial:
+            self.read_share = share
+            self._update_info()
 
     def _failed(self, message: str) -> None:
         if not self.is_attached:
@@ -284,7 +301,8 @@ class SessionScreen(KlipuiScreen):
             human_size(self.path.stat().st_size) if self.path.exists() else "",
         ]
         if self.partial:
-            parts.append("reading the rest of the file…")
+            share = f" {self.read_share:.0%}" if self.read_share else ""
+            parts.append(f"reading the rest of the file…{share}")
         if self.live:
             parts.insert(0, "● LIVE")
             if self.unseen:

@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from klipui.session.index import Indexer, RecordIndex
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.resume import ResumeCommand, ResumeError
 
@@ -122,6 +123,10 @@ class Adapter(ABC):
     def roots(self, home: Path, environ: Mapping[str, str]) -> list[Root]:
         """Where the agent keeps its sessions, for a user whose home is `home`."""
         return []
+
+    def indexer(self, path: Path, index: RecordIndex) -> Indexer | None:
+        """The format's index-first reader (None: sessions are read whole and lowered)."""
+        return None
 
     def scan_info(self, path: Path) -> SessionInfo | None:
         """Exact figures from a typed scan without lowering, or None (lower instead)."""

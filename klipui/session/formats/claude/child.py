@@ -84,13 +84,13 @@ def build(source: ChildSource) -> ChildBody:
     namespace = uuid.UUID(source.child_id)
     uuids = _uuid_map(values, kept, namespace)
     parents = chain.parents(values)
-    raw = {i: session.record_bytes(i) for i in kept if i not in source.replacements}
     lines: list[bytes] = []
     leaf: str | None = None
     links: list[_Link] = []
     for index in kept:
         value = source.replacements.get(index, values[index])
-        line = dumps_json(value) if index in source.replacements else raw[index]
+        # Each kept line is read when it is rewritten: the parent's bytes are never all held.
+        line = dumps_json(value) if index in source.replacements else session.record_bytes(index)
         changes = _changes(value, source.child_id, uuids, parents)
         lines.append(_rewrite(line, value, changes))
         if isinstance(value.get("uuid"), str) and not value.get("isSidechain"):

@@ -27,6 +27,7 @@ from klipui.session.formats.dsh.lowering import (
     session_path,
     sniff,
 )
+from klipui.session.index import Indexer, RecordIndex
 from klipui.session.model import Session, SessionInfo
 from klipui.session.resume import ResumeCommand, project_folder, prompt_args, session_id_for
 
@@ -44,6 +45,11 @@ class DshAdapter(ModuleAdapter):
 
     def scan_info(self, path: Path) -> SessionInfo | None:
         return lowering.scan_info(path)
+
+    def indexer(self, path: Path, index: RecordIndex) -> Indexer | None:
+        from klipui.session.formats.dsh.indexed import DshIndexer
+
+        return DshIndexer(path, index)
 
     def roots(self, home: Path, environ: Mapping[str, str]) -> list[Root]:
         dsh = Path(environ.get("DSH_HOME") or home / ".dsh")

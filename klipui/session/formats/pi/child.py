@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,7 @@ def _moved_compaction(
     index: int,
     kept: list[int],
     position: dict[int, int],
-    records: list[Any],
+    records: Sequence[Any],
 ) -> dict[str, Any] | None:
     """New first-kept fields for a kept compaction entry whose target moved or went."""
     target = value.get("firstKeptEntryIndex")
