@@ -103,7 +103,8 @@ def is_dependency_frame(line: str) -> bool:
 
 
 _NOTICE = line_regex(
-    r"^\s*\[?(?:warn|warning|error|fatal|critical|WARN|WARNING|ERROR|FATAL|CRITICAL|Warning|Error)\b",
+    r"^(?:\s*\[?|\S.{0,60}?[\s\[|])(?:warn|warning|error|fatal|critical|WARN|WARNING|ERROR|FATAL"
+    r"|CRITICAL|SEVERE|Warning|Error)\b",
 )
 MESSAGE_LINES = 3
 REPORT_LINES = 80
@@ -237,10 +238,13 @@ def _mark_headers(lines: list[str], headers: list[int], mark: Mark) -> set[int]:
 def _mark_around_headers(
     lines: list[str], headers: list[int], frames: set[int], priority: Marks
 ) -> None:
-    """The message lines under a header (before its frames), and a `file:line` location a few
-    lines above it (Node prints the source line and a caret there)."""
+    """The message lines under a header (before its frames), the error or warning record a
+    header follows (`ERROR worker: batch 37 failed` above `Traceback ...`), and a `file:line`
+    location a few lines above it (Node prints the source line and a caret there)."""
     n = len(lines)
     for i in headers:
+        if i and is_log_line(lines[i - 1]) and _NOTICE.match(lines[i - 1]):
+            priority.mark(i - 1, HIGH)
         for j in range(i + 1, min(n, i + 7)):
             if j in frames or j in priority:
                 break
