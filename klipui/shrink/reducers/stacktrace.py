@@ -55,7 +55,7 @@ _HEADER = line_regex(
     r"Traceback \(most recent call last\):"
     r"|(?:Exception in thread \".*\" )?(?:[\w$]+\.)*\w*(?:Error|Exception|Throwable|Warning|Exit"
     r"|Interrupt|Failure|Panic)\b(?::.*)?"
-    r"|\s*(?:Caused by|Suppressed): .*"
+    r"|\s*(?:Caused by|Suppressed): .*|Next [\w\\]+: .*"
     r"|\s*\[cause\]: .*"
     r"|\s*\[errors?\]: .*"
     r"|(?:Uncaught |Unhandled ).*"
