@@ -336,3 +336,38 @@ def test_grep_context_summaries_are_exact(groups: list[tuple[str, int]], budget:
                 end -= 1
             real = sum(1 for row in rows[piece.start : end] if row.startswith(f"{path}:"))
             assert int(m.group(2)) == real
+
+
+# ---------------------------------------------------------------------------------------------
+# tables
+
+
+def test_csv_keeps_rows_of_rare_values_and_numeric_extremes() -> None:
+    text, meta = _case("217-psql-csv-orders-export")
+    strategy, content = _shrunk(text, meta["budget_chars"])
+    assert strategy == "csv"
+    assert ",chargeback," in content
+    assert content.count(",chargeback,") == text.count(",chargeback,")
+    assert ",9850000," in content
+
+
+def test_tsv_keeps_error_rows_and_the_slowest_event() -> None:
+    text = _shape("sqlite-tsv-events.txt")
+    strategy, content = _shrunk(text, 1_200)
+    assert strategy == "csv"
+    assert content.startswith("id\tts\tservice\tlevel\tduration_ms\troute\n")
+    assert content.count("\terror\t") == 2
+    assert "\t48213\t" in content
+    assert "TSV: 2,400 data rows, 6 columns" in content
+
+
+def test_csv_without_outliers_marks_none() -> None:
+    from klipui.shrink.reducers import csv as csv_reducer
+
+    lines = ["id,kind,size", *(f"{i},{'ab'[i % 2]},{100 + i % 7}" for i in range(400))]
+    data = [(i, i + 1) for i in range(1, len(lines))]
+    assert csv_reducer._outliers(lines, data, ",") == {}
+    lines[200] = "199,c,100"
+    lines[300] = "299,a,99999"
+    found = csv_reducer._outliers(lines, data, ",")
+    assert set(found) == {(200, 201), (300, 301)}

@@ -8,10 +8,14 @@ columns, and few lines of other shapes that happen to split evenly (JSON-lines r
 package lines such as `ok  \tpkg\t0.01s`).
 Keeps the header, the first 5 and last 2 data rows, every line that is not a row of the table
 (warnings, totals printed around it) and adds `CSV: N data rows, M columns`; whole lines only.
+Rows that stand out in a column rank with the first rows: a value of a column with few distinct
+values that occurs in at most one row in 100 (a rare status), and the largest and smallest
+value of a numeric column when it lies far from the others.
 """
 
 from __future__ import annotations
 
+import csv as csvlib
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -160,9 +164,61 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     for line_range in odd:
         if lines[line_range[0]].strip():
             priority[line_range] = 4
+    for row, p in _outliers(lines, data, delimiter).items():
+        priority[row] = max(priority.get(row, 0), p)
     plan: Plan = [Keep(a, b, p) for (a, b), p in sorted(priority.items())]
     kind = "TSV" if delimiter == "\t" else "CSV"
     plan.append(
         Summary((f"{kind}: {len(data):,} data rows, {columns} columns",), len(lines), len(lines), 4)
     )
     return plan
+
+
+OUTLIER_SAMPLE = 20_000
+"""Data rows read for outliers (the first ones)."""
+RARE_SHARE = 0.01
+MAX_RARE_ROWS = 6
+CATEGORIES = 12
+"""A column with at most this many distinct values is categorical."""
+FAR = 10.0
+"""An extreme numeric value is an outlier when it is this many times the next one's distance
+from the median (or the spread of the middle half)."""
+_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+
+
+def _split(line: str, delimiter: str) -> list[str]:
+    if '"' in line:
+        return [f.strip() for f in next(csvlib.reader([line], delimiter=delimiter), [])]
+    return [f.strip() for f in line.split(delimiter)]
+
+
+def _outliers(
+    lines: list[str], data: list[tuple[int, int]], delimiter: str
+) -> dict[tuple[int, int], int]:
+    """`{row: priority}` for the rows that stand out in one of their columns."""
+    rows = [r for r in data[:OUTLIER_SAMPLE] if r[1] == r[0] + 1]
+    if len(rows) < 20:
+        return {}
+    table = [_split(lines[a], delimiter) for a, _ in rows]
+    width = min(len(t) for t in table)
+    found: dict[tuple[int, int], int] = {}
+    for j in range(width):
+        column = [t[j] for t in table]
+        counts = Counter(column)
+        if 1 < len(counts) <= CATEGORIES:
+            rare = {v for v, c in counts.items() if c <= max(1, RARE_SHARE * len(column))}
+            picked = [k for k, v in enumerate(column) if v in rare]
+            if 0 < len(picked) <= MAX_RARE_ROWS:
+                for k in picked:
+                    found[rows[k]] = 4
+            continue
+        if not all(_NUMBER.match(v) for v in column):
+            continue
+        values = sorted((float(v), k) for k, v in enumerate(column))
+        middle = values[len(values) // 2][0]
+        spread = max(values[3 * len(values) // 4][0] - values[len(values) // 4][0], 1e-9)
+        for end, other in ((values[-1], values[-2]), (values[0], values[1])):
+            gap = abs(end[0] - middle)
+            if gap > FAR * max(abs(other[0] - middle), spread):
+                found[rows[end[1]]] = 3
+    return found
