@@ -40,6 +40,8 @@ _NOTABLE = re.compile(
     r"|vulnerab\w*|revert(?:s|ed)?|hotfix|rollback|initial (?:commit|import)|tag: )",
     re.I,
 )
+_DECORATED = re.compile(r"^[*|/\\ ]*(?:commit )?[0-9a-f]{7,40} \((?:HEAD|[^)]*[\w./-]+[^)]*)\)")
+"""A commit header with ref names after the hash: a branch, remote or HEAD points at it."""
 _STAT_FILE = re.compile(r"^ \S.* \| +(\d+) ")
 _STAT_TOTAL = re.compile(r"^ \d+ files? changed")
 _BIG_STAT = line_regex(r"^ \S[^|\n]*\| +[1-9]\d{2,} ")
@@ -111,6 +113,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             p = TOP - 5
         elif commit.notable:
             p = HIGH
+        elif _DECORATED.match(text_lines[commit.start]):
+            p = HIGH - 10  # a branch tip (`--decorate`): where a line of work stands
         elif k <= 3:
             p = LOW + 3 - k
         else:
