@@ -275,12 +275,14 @@ _HTTP_HEADER = re.compile(r"^[\w-]+: ")
 
 
 def _http_body(lines: list[str]) -> int | None:
-    """The line where the JSON body starts after HTTP responses (`curl -i`, redirects
-    followed): every line before it is a status line, a header or blank; None when not so."""
+    """The line where a compact JSON body starts after HTTP responses (`curl -i`, redirects
+    followed): every line before it is a status line, a header or blank, and the body is one
+    line; None when not so (a pretty-printed body is a region of its own for the pipeline's
+    segments)."""
     for i, line in enumerate(lines):
         stripped = line.strip()
         if stripped.startswith(("{", "[")) and i and not lines[i - 1].strip():
-            return i
+            return i if not any(rest.strip() for rest in lines[i + 1 :]) else None
         if stripped and not (_HTTP_STATUS.match(line) or _HTTP_HEADER.match(line)):
             return None
     return None
