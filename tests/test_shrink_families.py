@@ -371,3 +371,12 @@ def test_csv_without_outliers_marks_none() -> None:
     lines[300] = "299,a,99999"
     found = csv_reducer._outliers(lines, data, ",")
     assert set(found) == {(200, 201), (300, 301)}
+
+
+def test_bordered_table_outliers_in_any_column() -> None:
+    text, meta = _case("218-mariadb-table-rows-in-set")
+    strategy, content = _shrunk(text, meta["budget_chars"], meta["command"])
+    assert strategy == "sql"
+    assert content.count("| escalated |") == 2
+    assert "|        91200 |" in content  # minutes_open: the sixth column
+    assert "1500 rows in set (0.002 sec)" in content

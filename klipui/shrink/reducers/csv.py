@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
+from klipui.shrink.reducers._patterns import table_outliers
 from klipui.shrink.text import sample_lines, split_lines
 
 name = "csv"
@@ -176,14 +177,6 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 
 OUTLIER_SAMPLE = 20_000
 """Data rows read for outliers (the first ones)."""
-RARE_SHARE = 0.01
-MAX_RARE_ROWS = 6
-CATEGORIES = 12
-"""A column with at most this many distinct values is categorical."""
-FAR = 10.0
-"""An extreme numeric value is an outlier when it is this many times the next one's distance
-from the median (or the spread of the middle half)."""
-_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 
 
 def _split(line: str, delimiter: str) -> list[str]:
@@ -195,30 +188,8 @@ def _split(line: str, delimiter: str) -> list[str]:
 def _outliers(
     lines: list[str], data: list[tuple[int, int]], delimiter: str
 ) -> dict[tuple[int, int], int]:
-    """`{row: priority}` for the rows that stand out in one of their columns."""
+    """`{row: priority}` for the rows that stand out in one of their columns: a rare value
+    with the lines around the table, a far extreme with the first rows."""
     rows = [r for r in data[:OUTLIER_SAMPLE] if r[1] == r[0] + 1]
-    if len(rows) < 20:
-        return {}
-    table = [_split(lines[a], delimiter) for a, _ in rows]
-    width = min(len(t) for t in table)
-    found: dict[tuple[int, int], int] = {}
-    for j in range(width):
-        column = [t[j] for t in table]
-        counts = Counter(column)
-        if 1 < len(counts) <= CATEGORIES:
-            rare = {v for v, c in counts.items() if c <= max(1, RARE_SHARE * len(column))}
-            picked = [k for k, v in enumerate(column) if v in rare]
-            if 0 < len(picked) <= MAX_RARE_ROWS:
-                for k in picked:
-                    found[rows[k]] = 4
-            continue
-        if not all(_NUMBER.match(v) for v in column):
-            continue
-        values = sorted((float(v), k) for k, v in enumerate(column))
-        middle = values[len(values) // 2][0]
-        spread = max(values[3 * len(values) // 4][0] - values[len(values) // 4][0], 1e-9)
-        for end, other in ((values[-1], values[-2]), (values[0], values[1])):
-            gap = abs(end[0] - middle)
-            if gap > FAR * max(abs(other[0] - middle), spread):
-                found[rows[end[1]]] = 3
-    return found
+    found = table_outliers([_split(lines[a], delimiter) for a, _ in rows])
+    return {rows[k]: 4 if rare else 3 for k, rare in found.items()}
