@@ -380,3 +380,30 @@ def test_bordered_table_outliers_in_any_column() -> None:
     assert content.count("| escalated |") == 2
     assert "|        91200 |" in content  # minutes_open: the sixth column
     assert "1500 rows in set (0.002 sec)" in content
+
+
+# ---------------------------------------------------------------------------------------------
+# outline
+
+
+def _go_file() -> str:
+    parts = ["// Package shop: a generated file.", "", "package shop", "", 'import "fmt"', ""]
+    for i in range(12):
+        parts += [f"func helper{i}(x int) int {{", *[f"\tx += {k}" for k in range(30)], "}", ""]
+        parts += [f"func (s *store) Get{i}(id int) string {{", "\treturn fmt.Sprint(id)", "}", ""]
+        parts += [f"func Public{i}(id int) int {{ return helper{i}(id) }}", ""]
+    parts += ["type Store interface {", "\tGet0(id int) string", "}", ""]
+    return "\n".join(parts) + "\n"
+
+
+def test_go_outline_keeps_the_package_and_exported_names_first() -> None:
+    text = _go_file()
+    out = shrink(text, Hint(tool="read", path="shop.go"), Budget(max_chars=1_200))
+    assert out.strategy == "outline"
+    assert len(out.content) <= 1_200
+    assert "package shop" in out.content
+    assert "type Store interface {" in out.content
+    public = sum(f"func Public{i}(" in out.content for i in range(12))
+    private = sum(f"func helper{i}(" in out.content for i in range(12))
+    assert public >= 10  # each costs its line and a marker: nearly all fit
+    assert private == 0  # the longer unexported helpers give way first
