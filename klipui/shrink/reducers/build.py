@@ -99,7 +99,7 @@ _NOTE = line_regex(r"^[^\s:][^:\n]*:\d+(?::\d+)?: note: .*")
 NOTE_REACH = 40
 """Lines above a note searched for the error it belongs to."""
 _LINK_ERROR = re.compile(r"undefined reference to|multiple definition of|Undefined symbols")
-_QUOTED = re.compile(r"([‘'`\"])[^‘’'`\"]+([’'\"])")
+_QUOTED = re.compile(r"(?<=[‘'`\"])[^‘’'`\"]+(?=[’'\"])")
 """A name a gcc/clang warning quotes."""
 _INDENTED_LOCATION = re.compile(r"^\s+\S+:\d+:\d+:?$")
 
@@ -229,7 +229,7 @@ def _message_key(line: str) -> str:
     m = _LOCATION_SPLIT.match(line)
     key = line[m.end() :].strip().removeprefix("- ") if m else line.strip()
     if key.startswith("warning:") and "[-W" in key:
-        key = _QUOTED.sub(r"\1…\2", key)
+        key = _QUOTED.sub("…", key)
     return key
 
 

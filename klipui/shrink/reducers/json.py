@@ -32,9 +32,7 @@ import orjson
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
 from klipui.shrink.reducers._patterns import (
-    FLOOR,
     HIGH,
-    LOW,
     MID,
     Fitter,
     Lines,
@@ -362,6 +360,22 @@ _SIGNAL = re.compile(
     r"(?i)\b(?:errors?|fail|failed|failure|fatal|panic(?:ked)?|exception|warn(?:ing)?|denied"
     r"|refused|timeout|timed out|critical|abort(?:ed)?)\b"
 )
+_SIGNAL_WORDS = (
+    "error",
+    "fail",
+    "fatal",
+    "panic",
+    "exception",
+    "warn",
+    "denied",
+    "refused",
+    "timeout",
+    "timed out",
+    "critical",
+    "abort",
+)
+"""Plain substrings found by `str.find` in the lowered text before the word pattern checks
+the line."""
 
 
 def _json_lines(lines: list[str]) -> bool:
@@ -380,68 +394,69 @@ def _json_lines(lines: list[str]) -> bool:
 def _records_plan(text: str, budget: Budget) -> Plan | None:
     lines = Lines(text)
     n = len(lines)
-    records: list[dict[str, Any] | None] = []
-    for line in lines.lines:
-        try:
-            value = orjson.loads(line) if line.strip() else None
-        except orjson.JSONDecodeError:
-            value = None
-        records.append(value if isinstance(value, dict) else None)
-    rarity = _rarity(records)
     priority = Marks()
-    first_seen: dict[str, int] = {}
-    last_seen: dict[str, int] = {}
-    for i, line in enumerate(lines.lines):
-        key = template(line)
-        first_seen.setdefault(key, i)
-        last_seen[key] = i
-        if _SIGNAL.search(line):
-            priority.mark(i, HIGH if first_seen[key] == i else MID)
-            for j in range(max(0, i - 2), i):
-                priority.mark(j, MID - 10)
-        elif rarity[i]:
-            priority.mark(i, MID)
-    for key, i in first_seen.items():
-        priority.mark(i, LOW)
-        priority.mark(last_seen[key], LOW)
-        if _SIGNAL.search(lines.lines[last_seen[key]]):
-            priority.mark(last_seen[key], HIGH)
+    seen: dict[str, int] = {}
+    last_of: dict[str, int] = {}
+    for i in _signal_lines(lines):
+        key = template(lines.lines[i])
+        priority.mark(i, HIGH if key not in seen else MID)
+        seen.setdefault(key, i)
+        last_of[key] = i
+        for j in range(max(0, i - 2), i):
+            priority.mark(j, MID - 10)
+    for i in last_of.values():
+        priority.mark(i, HIGH)
+    for i in _rare_records(lines):
+        priority.mark(i, MID)
     priority.mark(0, MID)
     priority.mark(n - 1, LAST_RECORD)
-    for i in range(n):
-        priority.mark(i, FLOOR)
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority)
     return finish(fitter.plan(), n)
 
 
-def _rarity(records: list[dict[str, Any] | None]) -> list[bool]:
-    """For each record, whether one of its categorical fields has a rare value (seen in at most
-    one record in 50, and at most 3 times)."""
-    counts: dict[str, Counter[object]] = {}
-    for record in records:
-        if record is None:
+def _signal_lines(lines: Lines) -> list[int]:
+    """The lines holding a signal word: substring search in the lowered text, then the word
+    pattern on each line found."""
+    low, starts, text_lines = lines.text.lower(), lines.starts, lines.lines
+    found: set[int] = set()
+    for word in _SIGNAL_WORDS:
+        position = low.find(word)
+        while position >= 0:
+            i = bisect_right(starts, position) - 1
+            found.add(i)
+            position = low.find(word, starts[i + 1])
+    return [i for i in sorted(found) if _SIGNAL.search(text_lines[i])]
+
+
+def _rare_records(lines: Lines) -> list[int]:
+    """The records whose value of a categorical field (few distinct short values among the
+    first `RECORDS_SAMPLE` records, like `"Action"`) occurs in at most one record in 50 (and
+    at most 3 times) in the whole text. Values are counted by one scan of the text a field."""
+    keys: dict[str, set[object]] = {}
+    for line in lines.lines[:RECORDS_SAMPLE]:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(record, dict):
             continue
         for key, value in record.items():
-            if isinstance(value, str) and len(value) > SHORT_VALUE:
-                continue
-            if isinstance(value, str | bool) or value is None:
-                counts.setdefault(key, Counter())[value] += 1
-    categorical = {
-        key: c
-        for key, c in counts.items()
-        if 1 < len(c) <= CATEGORY_VALUES and c.total() >= 2 * len(c)
-    }
-    total = sum(1 for record in records if record is not None)
-    rare = max(1, min(3, total // 50))
-    out: list[bool] = []
-    for record in records:
-        out.append(
-            record is not None
-            and any(
-                categorical[key][value] <= rare
-                for key, value in record.items()
-                if key in categorical and (isinstance(value, str | bool) or value is None)
+            if isinstance(value, str | bool) and len(str(value)) <= SHORT_VALUE:
+                keys.setdefault(key, set()).add(value)
+    text, starts = lines.text, lines.starts
+    rare_at = max(1, min(3, len(lines) // 50))
+    found: list[int] = []
+    for key, values in keys.items():
+        if not 1 < len(values) <= CATEGORY_VALUES:
+            continue
+        field = re.compile('"' + re.escape(key) + r'"\s*:\s*("(?:[^"\\\n]|\\.)*"|true|false)')
+        counts = Counter(field.findall(text))
+        if len(counts) > CATEGORY_VALUES or counts.total() < 2 * len(counts):
+            continue
+        rare = {value for value, count in counts.items() if count <= rare_at}
+        if rare:
+            found.extend(
+                bisect_right(starts, m.start()) - 1 for m in field.finditer(text) if m[1] in rare
             )
-        )
-    return out
+    return found

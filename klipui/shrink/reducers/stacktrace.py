@@ -8,6 +8,7 @@ dependency frames: the first and last of each run stay to show the call shape.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from klipui.shrink.plan import Budget, Hint, Plan
@@ -24,6 +25,7 @@ from klipui.shrink.reducers._patterns import (
     finish,
     is_log_line,
     line_regex,
+    lines_containing,
     named_union,
     sample,
     template,
@@ -79,7 +81,6 @@ _HEADER = line_regex(
     r"|\S+:\d+:\d+: runtime error: .*"
     r"|terminate called after throwing an instance of .*"
     r"|Fatal Python error: .*"
-    r"|\S.* at \S+ line \d+\.$"
     r")$",
 )
 _FOREIGN = re.compile(
@@ -103,17 +104,21 @@ def is_dependency_frame(line: str) -> bool:
 
 
 _NOTICE = line_regex(
-    r"^(?:\s*\[?|\S.{0,60}?[\s\[|])(?:warn|warning|error|fatal|critical|WARN|WARNING|ERROR|FATAL"
-    r"|CRITICAL|SEVERE|Warning|Error)\b",
+    r"^\s*\[?(?:warn|warning|error|fatal|critical|WARN|WARNING|ERROR|FATAL|CRITICAL|Warning|Error)\b",
 )
+_LEVELS = ("ERROR", "WARN", "FATAL", "CRITICAL", "SEVERE")
+_LOGGED_NOTICE = re.compile(r"^\S.{0,60}?[\s\[|](?:WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE)\b")
+"""A log record of level warning or worse (the level after a timestamp or logger name)."""
 MESSAGE_LINES = 3
 REPORT_LINES = 80
 """Lines after a header read as the details of its report."""
+MAX_REPORTS = 1_000
+"""Reports whose details are read (the first ones): the work stays bounded on huge logs."""
 DETAIL = HIGH - 10
 """The first line of each kind in a report that is neither a frame nor a header (`Address
 0x4a41818 is 8 bytes inside a block of size 24 free'd`): above the middle user frames."""
-_COUNTED = line_regex(
-    r"^.*\b(?:reported|found|detected) [\d,]+ (?:warnings?|errors?|races?|leaks?|problems?)\b.*$"
+_COUNTED = re.compile(
+    r"\b(?:reported|found|detected) [\d,]+ (?:warnings?|errors?|races?|leaks?|problems?)\b"
 )
 """A closing count (`ThreadSanitizer: reported 2 warnings`)."""
 _TOOL_PREFIX = re.compile(r"^==\d+==|^--\d+--")
@@ -187,6 +192,12 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     found = {"header": headers, "frame": frames, "notice": notices}
     for i, m in lines.scan(_SCAN):
         found[m.lastgroup or "notice"].append(i)
+    logged = [
+        i
+        for i in lines_containing(lines, _LEVELS)
+        if _LOGGED_NOTICE.match(text_lines[i]) and is_log_line(text_lines[i])
+    ]
+    notices = sorted({*notices, *logged})
     repeats = _mark_headers(text_lines, headers, mark)
     home = _java_home(text_lines, frames)
     for run in _frame_runs(text_lines, frames, headers):
@@ -206,8 +217,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         seen.add(key)
     frame_set = set(frames)
     _mark_details(text_lines, headers, frame_set, priority)
-    for i in lines.hits(_COUNTED):
-        mark(i, HIGH)
+    for i in lines_containing(lines, ("reported ", "found ", "detected ")):
+        if _COUNTED.search(text_lines[i]):
+            mark(i, HIGH)
     _mark_around_headers(text_lines, headers, frame_set, priority)
     if n:
         mark(0, LOW)
@@ -243,7 +255,7 @@ def _mark_around_headers(
     location a few lines above it (Node prints the source line and a caret there)."""
     n = len(lines)
     for i in headers:
-        if i and is_log_line(lines[i - 1]) and _NOTICE.match(lines[i - 1]):
+        if i and is_log_line(lines[i - 1]) and _LOGGED_NOTICE.match(lines[i - 1]):
             priority.mark(i - 1, HIGH)
         for j in range(i + 1, min(n, i + 7)):
             if j in frames or j in priority:
@@ -263,7 +275,7 @@ def _mark_details(lines: list[str], headers: list[int], frames: set[int], priori
     the first of each kind above routine context, repeats of a kind at the floor."""
     seen: set[str] = set()
     ends = [*headers[1:], len(lines)] if headers else []
-    for i, end in zip(headers, ends, strict=True):
+    for i, end in itertools.islice(zip(headers, ends, strict=True), MAX_REPORTS):
         end = min(end, i + REPORT_LINES)
         while end > i and end - 1 not in frames:
             end -= 1  # what follows the last frame is no longer about a place
