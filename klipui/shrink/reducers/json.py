@@ -408,6 +408,8 @@ def _records_plan(text: str, budget: Budget) -> Plan | None:
         priority.mark(i, HIGH)
     for i in _rare_records(lines):
         priority.mark(i, MID)
+    if not priority:
+        return None  # nothing stands out: no reason to prefer these records over salience
     priority.mark(0, MID)
     priority.mark(n - 1, LAST_RECORD)
     fitter = Fitter(lines, budget)
