@@ -179,17 +179,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         first_of[key] = i
         _mark_diagnostic(text_lines, i, mark)
 
-    heads = set(first_of.values())
-    _mark_notes(lines, heads, mark)
-    for i in contexts:
-        # `In function 'f':` introduces the diagnostic under it: kept with a distinct one only
-        if i + 1 in heads:
-            mark(i, LOW)
-    for found in summaries.values():
-        # a "summary" printed for every package (`# pkg`) heads its part: the first and the
-        # last rank as summaries, the others with the diagnostics
-        for k, i in enumerate(found):
-            mark(i, TOP if k in (0, len(found) - 1) or len(found) <= MAX_SUMMARIES else FLOOR)
+    _mark_context(lines, set(first_of.values()), contexts, summaries, mark)
     for i in repeats:
         if messages[_message_key(text_lines[i])] < 3:
             mark(i, LOW)
@@ -206,6 +196,26 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             fitter.add_summary(rows)
     fitter.add_marks(priority, below=FLOOR + 1)
     return finish(fitter.plan(), n)
+
+
+def _mark_context(
+    lines: Lines,
+    heads: set[int],
+    contexts: list[int],
+    summaries: dict[str, list[int]],
+    mark: Mark,
+) -> None:
+    """Notes under distinct errors, the `In function` line above one, and summaries."""
+    _mark_notes(lines, heads, mark)
+    for i in contexts:
+        # `In function 'f':` introduces the diagnostic under it: kept with a distinct one only
+        if i + 1 in heads:
+            mark(i, LOW)
+    for found in summaries.values():
+        # a "summary" printed for every package (`# pkg`) heads its part: the first and the
+        # last rank as summaries, the others with the diagnostics
+        for k, i in enumerate(found):
+            mark(i, TOP if k in (0, len(found) - 1) or len(found) <= MAX_SUMMARIES else FLOOR)
 
 
 def _mark_notes(lines: Lines, heads: set[int], mark: Mark) -> None:
