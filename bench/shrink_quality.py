@@ -5,7 +5,8 @@ within the case's budget, and the share of its `must_keep` strings kept verbatim
 the salience fallback alone (no shape reducer), head-only, tail-only and head+tail (50/50 by
 lines) cuts at the same budget, and for the reference toolshrink (skipped with a note when node
 or its build is missing). Cases are split by `bench/corpus_folds.py`: "tuned" cases may be
-looked at; "held-out" cases are reported in aggregate only (per case with --show-held-out).
+looked at; "held-out" and "fresh" (the newest batch, unseen as a whole) cases are reported in
+aggregate only (per case with --show-held-out).
 Prints per-case rows (tuned), per-kind and per-part tables, and writes
 bench/results/shrink_quality.json.
 
@@ -37,7 +38,7 @@ from klipui.shrink.text import marker, split_lines  # noqa: E402
 
 TARGET_OVERALL = 0.95
 TOOLSHRINK = ROOT.parent / "shared" / "tools" / "anchors" / "toolshrink" / "shrink.mjs"
-PARTS = ("tuned", "held-out")
+PARTS = ("tuned", "held-out", "fresh")
 METHODS = ("klipui", "salience", "head", "tail", "head_tail", "toolshrink")
 
 

@@ -8,10 +8,10 @@ damaged file is read as no settings.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from klipui.session.atomic import replace_atomic
 
 FILE_NAME = "ui.json"
 
@@ -37,13 +37,5 @@ def save_setting(key: str, value: Any, path: Path | None = None) -> None:
     target = path or settings_path()
     settings = load_settings(target)
     settings[key] = value
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{FILE_NAME}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(settings, out, indent=2, sort_keys=True)
-            out.write("\n")
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    text = json.dumps(settings, indent=2, sort_keys=True) + "\n"
+    replace_atomic(target, [text.encode("utf-8")])

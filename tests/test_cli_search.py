@@ -12,7 +12,7 @@ from search_support import session_file
 
 from klipui.cli import main
 from klipui.cli.search import parse_kinds, parse_since
-from klipui.search.snippet import MARK_END, MARK_START, Terms, cut, snippet_pieces
+from klipui.search.snippet import MARK_END, MARK_START, Terms, cut, record_texts, snippet_pieces
 
 NOW = 1_800_000_000.0
 
@@ -54,6 +54,14 @@ def test_terminal_output_is_cleaned_and_filters_apply(
     assert json.loads(capsys.readouterr().out) == []
     assert main(["search", "parser", str(folder / "two.jsonl"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_options_may_sit_between_query_and_paths(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", "parser", "--json", "--in", "prompts", str(folder)]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert [(h["path"], h["kind"]) for h in hits] == [(str(folder / "one.jsonl"), "prompt")]
 
 
 def test_complaints(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,3 +112,12 @@ def test_a_sqlite_without_fts5_is_said_clearly(
     assert main(["search", "parser", str(folder)]) == 1
     err = capsys.readouterr().err
     assert "FTS5" in err and "SQLite" in err
+
+
+def test_outputs_kept_as_json_text_give_their_strings(tmp_path: Path) -> None:
+    inner = json.dumps({"output": 'a "b"\nc', "metadata": {"exit_code": 0}})
+    record = {"type": "response_item", "payload": {"output": inner, "note": "{not json}"}}
+    line = json.dumps(record).encode()
+    (tmp_path / "one.jsonl").write_bytes(line + b"\n")
+    texts = record_texts(tmp_path / "one.jsonl", 0, len(line))
+    assert texts == ["response_item", 'a "b"\nc', "{not json}"]

@@ -51,8 +51,10 @@ def command_names() -> list[str]:
     return sorted(name for name in names if name.isidentifier() and not name.startswith("_"))
 
 
-def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, set[str]]:
-    """The parser, and the names of its subcommands (with `only`, that subcommand alone is
+def build_parser(
+    only: str | None = None,
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser, and its subcommands' parsers by name (with `only`, that subcommand alone is
     registered, so that only its module is imported)."""
     parser = argparse.ArgumentParser(
         prog="klipui",
@@ -62,7 +64,25 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, set[
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in [only] if only else command_names():
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
-    return parser, set(subparsers.choices)
+    return parser, dict(subparsers.choices)
+
+
+def _parse(
+    parser: argparse.ArgumentParser,
+    subcommands: dict[str, argparse.ArgumentParser],
+    args_list: list[str],
+) -> argparse.Namespace:
+    """The parsed arguments; options may sit between a subcommand's positional arguments
+    (`klipui search WORD --limit 3 PATH`), which plain `parse_args` refuses."""
+    sub = subcommands.get(args_list[0])
+    if sub is None:
+        return parser.parse_args(args_list)
+    try:
+        args = sub.parse_intermixed_args(args_list[1:])
+    except TypeError:
+        return parser.parse_args(args_list)
+    args.command = args_list[0]
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -74,8 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"klipui: {complaint}", file=sys.stderr)
             return 2
         args_list = ["app", *args_list]
-    parser, _ = build_parser(args_list[0] if args_list[0] in commands else None)
-    args = parser.parse_args(args_list)
+    parser, subcommands = build_parser(args_list[0] if args_list[0] in commands else None)
+    args = _parse(parser, subcommands, args_list)
     try:
         return int(args.func(args) or 0)
     except UsageError as error:

@@ -36,23 +36,15 @@ def export_text(
 def write_export(path: Path | str, text: str, *, overwrite: bool = False) -> Path:
     """Write an export atomically: as a new file (FileExistsError when `path` exists), or,
     with `overwrite`, in place of the existing file (written beside it, then renamed over)."""
-    import os
-    import uuid
-
+    from klipui.session.atomic import replace_atomic
     from klipui.session.jsonl import write_new
 
     path = Path(path)
     data = [text.rstrip("\n").encode("utf-8", "replace")]
     if not overwrite or not path.exists():
         write_new(path, data)
-        return path
-    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    write_new(temp, data)
-    try:
-        os.replace(temp, path)
-    except OSError:
-        temp.unlink(missing_ok=True)
-        raise
+    else:
+        replace_atomic(path, [*data, b"\n"])
     return path
 
 

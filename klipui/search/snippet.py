@@ -133,8 +133,14 @@ def record_texts(path: Path, offset: int, length: int) -> list[str]:
 
 
 def _strings(value: Any, depth: int) -> Iterator[str]:
+    """The strings inside a decoded record; a string that is itself a JSON object (Codex keeps
+    a tool's output as `{"output": …, "metadata": …}` text) gives the strings inside it."""
     if isinstance(value, str):
-        yield value
+        nested = _json_object(value) if depth <= 40 else None
+        if nested is None:
+            yield value
+        else:
+            yield from _strings(nested, depth + 1)
     elif depth > 40:
         return
     elif isinstance(value, dict):
@@ -143,6 +149,17 @@ def _strings(value: Any, depth: int) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item, depth + 1)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """`text` decoded, when it is a whole JSON object; None for any other string."""
+    if not (text.startswith("{") and text.rstrip().endswith("}")):
+        return None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def spilled_texts(texts: Sequence[str], session_path: Path) -> list[str]:

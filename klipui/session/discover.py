@@ -15,7 +15,6 @@ import dataclasses
 import fnmatch
 import glob
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 import orjson
 
 from klipui.session.adapter import Root
+from klipui.session.atomic import replace_atomic
 from klipui.session.files import kind_of
 from klipui.session.formats import adapter, adapters
 from klipui.session.load import exact_info, read_info
@@ -229,15 +229,7 @@ class InfoCache:
         self._entries = {k: v for k, v in self._entries.items() if os.path.exists(k)}
         data = orjson.dumps({"version": _cache_version(), "entries": self._entries})
         with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(prefix=".session-info.", dir=self.path.parent)
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(data)
-                os.replace(temp, self.path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(temp)
+            replace_atomic(self.path, [data])
             self._dirty = False
 
 

@@ -153,9 +153,9 @@ class Session:
             self.raw = self._reread()
         if self.raw is not None:
             return self.raw[record.offset : record.offset + record.length]
-        import orjson
+        from klipui.session.formats._values import dumps_json
 
-        return orjson.dumps(record.value)
+        return dumps_json(record.value)
 
     def _reread(self) -> bytes:
         """The file's first `source_stat` bytes, once more (`SourceChanged` when the file is no

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from klipui.session.archive.store import write_atomic
+from klipui.session.atomic import replace_atomic
 
 UNIT = "klipui-archive"
 CRON_MARK = "# klipui archive"
@@ -100,7 +100,7 @@ def install_systemd(to: Path | None = None) -> list[Path]:
     written = []
     for name, text in systemd_units(to).items():
         path = folder / name
-        write_atomic(path, [text.encode()])
+        replace_atomic(path, [text.encode()], durable=True)
         written.append(path)
     return written
 

@@ -22,7 +22,6 @@ import contextlib
 import hashlib
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -33,6 +32,7 @@ import orjson
 import zstandard
 
 from klipui.session.archive.layout import MANIFEST, place_of
+from klipui.session.atomic import replace_atomic
 
 MANIFEST_VERSION = 1
 LEVEL = 3
@@ -95,27 +95,7 @@ class Manifest:
         """Write the manifest: a temp file beside it, then an atomic replace."""
         entries = {key: asdict(entry) for key, entry in sorted(self.entries.items())}
         data = orjson.dumps({"version": MANIFEST_VERSION, "entries": entries})
-        write_atomic(self.path, [data])
-
-
-def write_atomic(path: Path, pieces: Any) -> int:
-    """Write the bytes of `pieces` to `path` through a temp file beside it and an atomic
-    replace; the number of bytes written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    written = 0
-    try:
-        with os.fdopen(handle, "wb") as out:
-            for piece in pieces:
-                out.write(piece)
-                written += len(piece)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-    return written
+        replace_atomic(self.path, [data], durable=True)
 
 
 def open_source(path: Path) -> BinaryIO:
@@ -262,7 +242,7 @@ def _replace(
                 yield out
         yield compressor.flush()
 
-    written = write_atomic(target, pieces())
+    written = replace_atomic(target, pieces(), durable=True)
     manifest.entries[key] = Entry(
         source=str(path),
         agent=agent,

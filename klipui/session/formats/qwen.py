@@ -25,12 +25,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from klipui.session.adapter import Adapter, ChildBody, ChildSource, Root
 from klipui.session.childkit import child_title_text, iso_stamp
 from klipui.session.formats._turnkit import EventLog, first_seen_origins, title_line
-from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines, text_or_none
+from klipui.session.formats._values import (
+    base64_size,
+    dumps_json,
+    iso_ms,
+    json_text,
+    raw_lines,
+    text_or_none,
+)
 from klipui.session.formats.claude.chain import nearest_kept, parents
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
@@ -258,10 +263,10 @@ def _rewrite(line: bytes, value: dict[str, Any], changes: dict[str, Any]) -> byt
     occurs once, else the record re-encoded."""
     out = line
     for key, new in changes.items():
-        old = b'"' + key.encode() + b'":' + orjson.dumps(value.get(key))
+        old = b'"' + key.encode() + b'":' + dumps_json(value.get(key))
         if out.count(old) != 1:
-            return orjson.dumps({**value, **changes})
-        out = out.replace(old, b'"' + key.encode() + b'":' + orjson.dumps(new))
+            return dumps_json({**value, **changes})
+        out = out.replace(old, b'"' + key.encode() + b'":' + dumps_json(new))
     return out
 
 
@@ -283,7 +288,7 @@ def build_child(source: ChildSource) -> ChildBody:
         if index in source.replacements:
             value = {**source.replacements[index], "sessionId": source.child_id}
             value["parentUuid"] = value.get("parentUuid") if leaf is None else leaf
-            line = orjson.dumps(value)
+            line = dumps_json(value)
         lines.append(line)
         last = value
         if value.get("type") in ("user", "assistant", "tool_result"):
@@ -300,7 +305,7 @@ def build_child(source: ChildSource) -> ChildBody:
         "systemPayload": {"customTitle": child_title_text(source.title), "titleSource": "manual"},
     }
     blockers = [] if leaf is not None else ["no user or assistant record is kept"]
-    lines.append(orjson.dumps(title))
+    lines.append(dumps_json(title))
     return ChildBody(lines, None, blockers, [], len(order))
 
 

@@ -21,10 +21,9 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from klipui.session.blocks import event_texts, first_line, iter_block_texts
-from klipui.session.formats._values import text_or_none
+from klipui.session.formats._values import dumps_json, text_or_none
+from klipui.session.jsonl import decode_line
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.tokens import estimate_tokens
 from klipui.session.turns import build_turns
@@ -267,17 +266,17 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
     """
     if session.header is not None:
         raw = session.record_bytes(0) if session.records else None
-        if raw is not None and orjson.loads(raw) == session.header:
+        if raw is not None and decode_line(raw) == session.header:
             yield raw
         else:
-            yield orjson.dumps(session.header)
+            yield dumps_json(session.header)
     position = 0
     total = len(events)
     while position < total:
         event = events[position]
         origin = event.origin
         raw = session.record_bytes(origin) if origin is not None else None
-        record: dict[str, Any] = orjson.loads(raw) if raw is not None else {}
+        record: dict[str, Any] = decode_line(raw) if raw is not None else {}
         if origin is not None and raw is not None and record.get("type") in CHUNK_ROWS:
             members = expand_row(record)
             run = events[position : position + len(members)]
@@ -286,14 +285,14 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
                 if shift == 0:
                     yield raw
                 else:
-                    yield orjson.dumps({**record, "seq0": record["seq0"] + shift})
+                    yield dumps_json({**record, "seq0": record["seq0"] + shift})
                 position += len(members)
                 continue
-            yield orjson.dumps(event.to_dict())
+            yield dumps_json(event.to_dict())
         elif raw is not None and _same_event(event, record):
             yield raw
         else:
-            yield orjson.dumps(_native(event, record if raw is not None else None))
+            yield dumps_json(_native(event, record if raw is not None else None))
         position += 1
 
 
