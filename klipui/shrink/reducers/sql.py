@@ -295,8 +295,10 @@ def _mark_outliers(lines: list[str], table: _Table, mark: Mark) -> None:
     if len(rows) == end - start:
         # cells between bars (psql, mysql, sqlite -box): every column, not the leading ones
         cells = [_BAR.split(lines[k].strip().strip("|│").strip()) for k in rows]
-        for k in table_outliers([[c.strip() for c in row] for row in cells]):
-            mark(rows[k], HIGH - FIRST_ROWS)
+        # a rare value or a far extreme says more than being the largest: above the first rows
+        found = table_outliers([[c.strip() for c in row] for row in cells])
+        for k, rare in found.items():
+            mark(rows[k], HIGH - 1 if rare else HIGH - 2)
 
 
 def _indent(line: str) -> int:
