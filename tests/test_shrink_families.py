@@ -406,3 +406,25 @@ def test_go_outline_keeps_the_package_and_exported_names_first() -> None:
     private = sum(f"func helper{i}(" in out.content for i in range(12))
     assert public >= 10  # each costs its line and a marker: nearly all fit
     assert private == 0  # the longer unexported helpers give way first
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    table=st.lists(
+        st.tuples(st.sampled_from(["ok", "ok", "ok", "warn", "gone"]), st.integers(0, 10**6)),
+        min_size=0,
+        max_size=300,
+    )
+)
+def test_table_outliers_are_bounded_and_rare(table: list[tuple[str, int]]) -> None:
+    from klipui.shrink.reducers._patterns import MAX_RARE_ROWS, RARE_SHARE, table_outliers
+
+    rows = [[status, str(number)] for status, number in table]
+    found = table_outliers(rows)
+    assert all(0 <= k < len(rows) for k in found)
+    assert sum(found.values()) <= 2 * MAX_RARE_ROWS  # at most MAX_RARE_ROWS a column
+    assert len(found) - sum(found.values()) <= 2  # the two ends of the numeric column at most
+    for k, rare in found.items():
+        if rare:
+            share = min(sum(1 for row in rows if row[j] == rows[k][j]) for j in (0, 1))
+            assert share <= max(1, RARE_SHARE * len(rows))
