@@ -6,6 +6,9 @@ Generates (into bench/data/, gitignored, reused when present):
 - a DeepSeek Harness session of 1,000,000 events (packed chunk rows included);
 - 1,000 session files of ~2 MB each (2 GB) for the listing figures.
 
+`--index-only` measures issue 12's index-first figures (first turn, index, exact info, peak
+RSS of the 1M-event dsh session, plain and zstd, and of the 100 MB Claude Code session).
+
 Measures (targets from issue 2): SessionInfo from the head read (<= 50 ms); load and lower the
 100 MB file (<= 1.5 s); peak RSS of that load in a fresh process (<= 2.5x the file); listing the
 1,000 files, first results cold (<= 0.5 s) and warm from the cache (<= 0.2 s); load time at
@@ -477,19 +480,32 @@ def peak():
     # VmHWM: this process's own peak RSS (ru_maxrss keeps the parent's peak across exec).
     status = open("/proc/self/status").read()
     return int(status.split("VmHWM:")[1].split()[0]) * 1024
+from pathlib import Path
 from klipui.session import exact_info, open_session
+if sys.argv[2] == "head":
+    from klipui.screens.session import open_head
 start = time.perf_counter()
 cpu = time.process_time()
-if sys.argv[2] == "open":
-    session = open_session(sys.argv[1])
+if sys.argv[2] in ("open", "whole"):
+    session = open_session(sys.argv[1], indexed=sys.argv[2] == "open")
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu
+    first = session.turn_events(1) if session.turns else []
     figures = {"events": len(session.events), "turns": len(session.turns),
-               "format": session.format, "problems": len(session.problems)}
+               "format": session.format, "problems": len(session.problems),
+               "index_first": type(session.events).__name__ == "LazyEvents",
+               "first_turn_events": len(first),
+               "first_turn_seconds": round(time.perf_counter() - start, 3)}
     import gc
     pause = time.perf_counter()
     gc.collect()
     figures["full_gc_after_load_seconds"] = round(time.perf_counter() - pause, 4)
+elif sys.argv[2] == "head":
+    session = open_head(Path(sys.argv[1]))
+    first = session.turn_events(1) if session is not None and session.turns else []
+    seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu
+    figures = {"first_turn_events": len(first), "format": session.format if session else None}
 else:
     info = exact_info(sys.argv[1])
     seconds = time.perf_counter() - start
@@ -507,8 +523,9 @@ print(json.dumps({
 
 
 def load_in_child(path: Path, repeat: int = 1, mode: str = "open") -> dict[str, Any]:
-    """`open_session` (or `exact_info`, mode "exact") on `path` in fresh interpreters: best time
-    of `repeat`, and peak RSS."""
+    """`open_session` on `path` in fresh interpreters (mode "open": index-first where the format
+    has an index; "whole": read and lowered whole; "exact": `exact_info`; "head": the session
+    screen's head read and its first turn): best time of `repeat`, and peak RSS."""
     baseline = subprocess.run(
         [
             sys.executable,
@@ -601,6 +618,45 @@ def bench_listing(root: Path) -> dict[str, Any]:
     return results
 
 
+INDEX_TARGETS = {
+    "dsh": {"first_turn_seconds": 0.5, "exact_info_seconds": 1.0, "rss_ratio": 1.0},
+    "claude": {"first_turn_seconds": 0.15, "index_seconds": 0.5, "rss_ratio": 1.0},
+}
+
+
+def bench_index(files: dict[str, Path], repeat: int) -> dict[str, Any]:
+    """Issue 12's figures, one heavy child at a time: the first turn as the app shows it (its
+    head read), the index-first open (and its first turn), exact info, and peak RSS."""
+    out: dict[str, Any] = {
+        "load_average_at_start": os.getloadavg(),
+        "targets": INDEX_TARGETS,
+    }
+    for key in ("dsh", "dsh-zstd", "claude"):
+        figures: dict[str, Any] = {}
+        for mode in ("head", "open", "exact"):
+            run = load_in_child(files[key], 1 if key.startswith("dsh") else repeat, mode)
+            figures[mode] = {
+                k: run[k]
+                for k in (
+                    "seconds",
+                    "cpu_seconds",
+                    "events",
+                    "turns",
+                    "index_first",
+                    "first_turn_seconds",
+                    "first_turn_events",
+                    "max_rss_bytes",
+                    "file_bytes",
+                    "rss_ratio",
+                    "all_seconds",
+                )
+                if k in run
+            }
+            print(f"index {key} {mode}: {json.dumps(figures[mode])}")
+        out[key] = figures
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-listing", action="store_true", help="skip the 2 GB listing")
@@ -610,8 +666,17 @@ def main() -> int:
         action="store_true",
         help="only the cold listing of one folder of 500 to 10,000 sessions",
     )
+    parser.add_argument(
+        "--index-only",
+        action="store_true",
+        help="only the index-first figures (issue 12): first turn, index, exact info, peak RSS",
+    )
     parser.add_argument("--generate", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.index_only:
+        subprocess.run([sys.executable, __file__, "--generate", "--skip-listing"], check=True)
+        _merge_results({"index": bench_index(prepare(), args.repeat)})
+        return 0
     if args.one_folder_only:
         figures = bench_one_folder()
         _merge_results({"one_folder_cold": figures})

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conftest import sample_files
+from conftest import AGENT_WRITTEN, sample_files
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -22,6 +22,7 @@ PREFIX_LINES = 30
 """Lines of each sample a mutated file starts from (the samples' own first lines)."""
 PREFIX_BYTES = 48_000
 """Bytes at most of that prefix (whole lines), to keep one example fast."""
+DEMO_MESSAGES = Path(__file__).resolve().parents[1] / "klipui" / "demo" / "sessions" / "messages"
 MARK = "@@klipui-fuzz@@"
 SWAPS: list[Any] = [[], {}, "", "x", 0, -1, None, True, 1.5, [1, "a"], {"type": 1}, {"a": []}]
 RAW: list[bytes] = [
@@ -73,9 +74,11 @@ def _prefix(path: Path) -> tuple[bytes, ...]:
 
 
 def load_samples(folder: Path) -> list[Sample]:
-    """Every sample's prefix, written once to `folder` to find its records."""
+    """Every sample's, agent-written session's and demo messages session's prefix (all six
+    formats), written once to `folder` to find its records."""
     out: list[Sample] = []
-    for path in sample_files():
+    extra = [*sorted(AGENT_WRITTEN.glob("*.jsonl")), *sorted(DEMO_MESSAGES.glob("*.jsonl"))]
+    for path in [*sample_files(), *extra]:
         if not path.name.endswith(".jsonl"):
             continue
         lines = _prefix(path)

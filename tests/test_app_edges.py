@@ -10,6 +10,7 @@ from textual.widgets import Input
 
 from klipui.screens.session import SessionScreen
 from klipui.screens.shrink import LINE_CAP, ShrinkScreen, app_wording
+from klipui.session.marks import TurnMark
 from klipui.widgets.event_view import EventView
 from klipui.widgets.line_view import LineView
 from klipui.widgets.turn_list import TurnList
@@ -65,7 +66,7 @@ async def test_no_compaction_names_what_is_missing_and_marks_count() -> None:
         screen = await _open(pilot, app)
         turns = screen.query_one(TurnList)
         await wait_for(pilot, lambda: bool(turns.marks))
-        marked = [n for n, m in turns.marks.items() if "◆" in m]
+        marked = [n for n, m in turns.marks.items() if TurnMark.COMPACTION in m]
         await pilot.press("c")
         await pilot.pause()
         assert _messages(app)[-1] == f"Compaction 1 of {len(marked)}: turn {marked[0]}"
@@ -209,7 +210,9 @@ async def test_a_offers_inline_sidechains_when_there_is_no_subagent_file(tmp_pat
         screen = await _open(pilot, app)
         turns = screen.query_one(TurnList)
         await wait_for(pilot, lambda: bool(turns.marks))
-        inline = [t.number for t in turns.turns if "⑂" in turns.marks.get(t.number, "")]
+        inline = [
+            t.number for t in turns.turns if TurnMark.SIDECHAIN in turns.marks.get(t.number, ())
+        ]
         assert inline and not screen.session.subagents
         await pilot.press("A")
         await pilot.pause()

@@ -11,15 +11,15 @@ from rich.console import Console
 from rich.style import Style
 from rich.syntax import Syntax
 
+from klipui.conversation import call_view, result_text
 from klipui.session.model import Event, Session
-from klipui.shrink import Hint
+from klipui.shrink import Hint, detect_shape
 from klipui.widgets.event_doc import (
     EventDocument,
     RichBody,
     TextBody,
     build_blocks,
     call_body,
-    detect_shape,
 )
 from klipui.widgets.event_view import STYLE_NAMES
 
@@ -87,7 +87,8 @@ def test_block_kinds_for_a_turn() -> None:
     thinking = blocks[1]
     assert thinking.collapsed and "12 chars" in thinking.header.plain
     assert "image/png" in blocks[5].header.plain and "2.0 kB" in blocks[5].header.plain
-    assert blocks[4].payload["error"] and "1 line" in blocks[4].header.plain
+    assert blocks[4].item is not None and blocks[4].item.call_id == "c1"
+    assert "1 line" in blocks[4].header.plain
     shown_all = build_blocks(_session(events), 0, len(events), CONSOLE, STYLES, show_all=True)
     assert shown_all[-1].kind == "meta" and "dsh/whatever" in shown_all[-1].header.plain
 
@@ -103,43 +104,36 @@ def test_sidechain_events_are_labelled() -> None:
     assert block.sidechain and block.header.plain.startswith("⑂ sidechain")
 
 
+def _body(arguments: str) -> RichBody | TextBody:
+    body = call_body(call_view(arguments), CONSOLE)
+    assert isinstance(body, RichBody | TextBody)
+    return body
+
+
 def test_shell_command_as_shell_and_edit_as_diff() -> None:
-    shell = call_body("Bash", json.dumps({"command": "ls -la | grep x"}), CONSOLE)
+    shell = _body(json.dumps({"command": "ls -la | grep x"}))
     assert isinstance(shell, RichBody) and isinstance(shell.renderable, Syntax)
     assert shell.renderable.lexer.name.lower() in ("bash", "shell", "bash session")
-    edit = call_body(
-        "Edit",
-        json.dumps({"file_path": "a.py", "old_string": "x = 1\n", "new_string": "x = 2\n"}),
-        CONSOLE,
+    edit = _body(
+        json.dumps({"file_path": "a.py", "old_string": "x = 1\n", "new_string": "x = 2\n"})
     )
     assert isinstance(edit, RichBody) and isinstance(edit.renderable, Syntax)
     assert "-x = 1" in edit.renderable.code and "+x = 2" in edit.renderable.code
-    patch = call_body("apply_patch", json.dumps({"input": "*** Begin Patch\n+new\n"}), CONSOLE)
+    patch = _body(json.dumps({"input": "*** Begin Patch\n+new\n"}))
     assert isinstance(patch, TextBody) and patch.shape == "diff"
-    raw_patch = call_body("apply_patch", "*** Begin Patch\n*** Update File: a\n-x\n+y\n", CONSOLE)
+    raw_patch = _body("*** Begin Patch\n*** Update File: a\n-x\n+y\n")
     assert isinstance(raw_patch, TextBody) and raw_patch.shape == "diff"
-    pi_edit = call_body(
-        "edit", json.dumps({"path": "t.ts", "oldText": "a\nb\n", "newText": "a\nc\n"}), CONSOLE
-    )
-    assert isinstance(pi_edit, RichBody) and "-b" in pi_edit.renderable.code
+    pi_edit = _body(json.dumps({"path": "t.ts", "oldText": "a\nb\n", "newText": "a\nc\n"}))
+    assert isinstance(pi_edit, RichBody) and isinstance(pi_edit.renderable, Syntax)
+    assert "-b" in pi_edit.renderable.code
     assert "+c" in pi_edit.renderable.code and "b/t.ts" in pi_edit.renderable.code
-    multi = call_body(
-        "MultiEdit",
-        json.dumps(
-            {
-                "file_path": "m.py",
-                "edits": [
-                    {"old_string": "1", "new_string": "2"},
-                    {"old_string": "3", "new_string": "4"},
-                ],
-            }
-        ),
-        CONSOLE,
-    )
-    assert isinstance(multi, RichBody)
+    edits = [{"old_string": "1", "new_string": "2"}, {"old_string": "3", "new_string": "4"}]
+    multi = _body(json.dumps({"file_path": "m.py", "edits": edits}))
+    assert isinstance(multi, RichBody) and isinstance(multi.renderable, Syntax)
     assert "+2" in multi.renderable.code and "+4" in multi.renderable.code
-    other = call_body("Read", json.dumps({"path": "a.py"}), CONSOLE)
-    assert isinstance(other, RichBody) and "a.py" in other.renderable.code
+    other = _body(json.dumps({"path": "a.py"}))
+    assert isinstance(other, RichBody) and isinstance(other.renderable, Syntax)
+    assert "a.py" in other.renderable.code
 
 
 def test_detect_shape_uses_the_shrink_reducers() -> None:
@@ -167,7 +161,7 @@ def test_escape_sequences_never_reach_the_screen() -> None:
     assert "\x1b" not in drawn and "\x07" not in drawn and "\r" not in drawn
     assert "[?25l" not in drawn and "pwned" not in drawn
     assert "? Would you like it" in drawn and "hi red" in drawn
-    assert blocks[1].payload["text"] == hostile  # the shrink pane still gets the original
+    assert result_text(_session(events), 1, "c1") == hostile  # the shrink pane gets the original
 
 
 @settings(max_examples=60, deadline=None)

@@ -8,6 +8,7 @@ from pathlib import Path
 from app_support import SAMPLES, big_result_session, make_app, settle, wait_for
 
 from klipui.screens.session import SessionScreen
+from klipui.session.marks import TurnMark
 from klipui.widgets.event_view import EventView
 from klipui.widgets.interval_bar import IntervalBar
 from klipui.widgets.turn_list import TurnList
@@ -142,7 +143,7 @@ async def test_compaction_turn_is_marked_and_reachable() -> None:
         screen = await _open(pilot, app, PI)
         turns = screen.query_one(TurnList)
         await wait_for(pilot, lambda: bool(turns.marks))
-        marked = [n for n, m in turns.marks.items() if "◆" in m]
+        marked = [n for n, m in turns.marks.items() if TurnMark.COMPACTION in m]
         assert marked
         await pilot.press("c")
         assert turns.current.number == marked[0]
@@ -240,11 +241,11 @@ async def test_sidechain_turns_are_marked_and_reachable() -> None:
         screen = await _open(pilot, app, path)
         turns = screen.query_one(TurnList)
         await wait_for(pilot, lambda: bool(turns.marks))
-        marked = sorted(n for n, m in turns.marks.items() if "⑂" in m)
+        marked = sorted(n for n, m in turns.marks.items() if TurnMark.SIDECHAIN in m)
         assert marked
         await pilot.press("d")
         await pilot.pause()
-        assert "⑂" in turns.marks[turns.current.number]
+        assert TurnMark.SIDECHAIN in turns.marks[turns.current.number]
         view = screen.query_one(EventView)
         await wait_for(
             pilot,
@@ -322,7 +323,7 @@ async def test_rewound_branch_is_marked_and_shown_folded() -> None:
         screen = await _open(pilot, app, path)
         turns = screen.query_one(TurnList)
         await wait_for(pilot, lambda: bool(turns.marks))
-        assert "⎇" in turns.marks.get(1, "")
+        assert TurnMark.BRANCH in turns.marks.get(1, ())
         view = screen.query_one(EventView)
         await wait_for(pilot, lambda: view.document is not None)
         branches = [b for b in view.document.blocks if b.kind == "branch"]

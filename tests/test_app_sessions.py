@@ -111,6 +111,43 @@ async def test_sort_by_column_and_reverse(tmp_path: Path) -> None:
         assert tokens == sorted(tokens, reverse=True)
 
 
+async def test_typing_a_filter_replaces_rows_and_keeps_the_columns(tmp_path: Path) -> None:
+    app = make_app(_folder(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        table = app.screen.query_one(SessionTable)
+        columns = dict(table.columns)
+        await pilot.press("slash", *"pi-m")
+        await pilot.pause()
+        assert table.row_count == 2
+        assert table.columns == columns
+        assert all(table.columns[key] is column for key, column in columns.items())
+        assert sum(column.width for column in columns.values()) <= 120
+
+
+async def test_a_changed_session_is_drawn_anew_and_the_others_keep_their_cells(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    app = make_app(_folder(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        table = screen.query_one(SessionTable)
+        key = next(str(k.value) for k in table.rows)
+        other = [str(k.value) for k in table.rows][1]
+        before = table.get_row(other)
+        screen.infos[key] = replace(screen.infos[key], turns=4321, title="renamed session")
+        screen.refresh_table(keep_cursor=True)
+        await pilot.pause()
+        row = table.get_row(key)
+        assert "renamed session" in row[0].plain and row[4].plain == "4.3k"
+        assert [cell.plain for cell in table.get_row(other)] == [c.plain for c in before]
+        assert table.get_row(other)[1] is before[1]  # drawn once, not again
+
+
 async def test_group_by_project(tmp_path: Path) -> None:
     app = make_app(_folder(tmp_path))
     async with app.run_test(size=(120, 30)) as pilot:
@@ -118,8 +155,10 @@ async def test_group_by_project(tmp_path: Path) -> None:
         await pilot.press("g")
         await pilot.pause()
         table = app.screen.query_one(SessionTable)
-        groups = [str(k.value) for k in table.rows if str(k.value).startswith("group:")]
-        assert any("pi-mono · 2" in g for g in groups), groups
+        groups = [
+            table.get_row(key)[0].plain for key in table.rows if str(key.value).startswith("group:")
+        ]
+        assert "pi-mono · 2" in groups, groups
         await pilot.press("g")
         await pilot.pause()
         assert not any(str(k.value).startswith("group:") for k in table.rows)

@@ -5,6 +5,7 @@ touched and no existing file is ever overwritten."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shutil
 import tempfile
@@ -673,3 +674,40 @@ def test_an_unfinished_last_turn_is_left_out_and_said_unless_included(tmp_path: 
     assert whole.turns == {len(session.turns): 1}
     write_child(whole)
     assert [t.prompt for t in open_session(whole.path).turns] == [session.turns[-1].prompt]
+
+
+BIG = 18446744073709551616
+"""One past the largest 64-bit integer: orjson cannot write it, JSON can hold it."""
+
+
+@pytest.mark.parametrize(
+    "sample",
+    sorted((Path(__file__).parent / "fixtures" / "agent-written").glob("*.jsonl")),
+    ids=lambda p: p.name[:24],
+)
+def test_records_with_a_lone_surrogate_and_a_huge_integer_are_written_again(
+    sample: Path, tmp_path: Path
+) -> None:
+    """Such a line is decoded by the standard library (orjson refuses the lone surrogate), which
+    keeps the integer exact; a rewritten record must still be written, its integer digit for
+    digit."""
+    lines = []
+    for line in sample.read_bytes().splitlines():
+        value = orjson.loads(line)
+        if isinstance(value, dict):
+            where = value["data"] if isinstance(value.get("data"), dict) else value
+            where["bigNumber"] = BIG
+            where["note"] = "\ud83d"
+            line = json.dumps(value).encode()
+        lines.append(line)
+    path = tmp_path / sample.name
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    session = open_session(path)
+    assert not session.problems
+    plan = plan_child(session, "2..", include_unfinished=True)
+    assert plan.lines
+    carried = [line for line in plan.lines if b"bigNumber" in line]
+    assert len(carried) >= plan.kept_records // 2
+    assert all(str(BIG).encode() in line for line in carried)
+    for line in carried:
+        json.loads(line)

@@ -162,15 +162,16 @@ def _claude_home(home: Path) -> dict[str, Path]:
 def test_subagent_files_are_listed_under_their_session_or_alone(
     sealed_home: Path, exact: bool
 ) -> None:
-    from klipui.screens.sessions import COLUMNS, ordered_rows
+    from klipui.screens.sessions import COLUMNS
     from klipui.session.discover import discover
+    from klipui.session.tree import session_rows
 
     files = _claude_home(sealed_home)
     infos = {i.path: i for i in discover(None, exact=exact)}
     assert set(files.values()) <= set(infos)
-    rows = ordered_rows(infos.values(), "", COLUMNS[3], True, False)
-    depth = {item.path: d for item, d in rows if not isinstance(item, str)}
-    order = [item.path for item, _ in rows if not isinstance(item, str)]
+    rows = session_rows(infos.values(), "", COLUMNS[3].sort_key, True, False)
+    depth = {row.info.path: row.depth for row in rows if row.info is not None}
+    order = [row.info.path for row in rows if row.info is not None]
     assert depth[files["parent"]] == 0 and depth[files["orphan"]] == 0
     assert depth[files["legacy"]] == 1
     assert order.index(files["legacy"]) == order.index(files["parent"]) + 1

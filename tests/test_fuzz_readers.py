@@ -36,11 +36,14 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_samples_are_many_and_open(samples: list[Sample], workdir: Path) -> None:
     assert len(samples) >= 20
+    formats = set()
     for sample in samples:
         path = workdir / "whole.jsonl"
         path.write_bytes(b"\n".join(sample.lines) + b"\n")
         session = open_session(path)
         assert {record.line for record in session.records} == sample.good, sample.name
+        formats.add(session.format)
+    assert formats == {"claude", "codex", "pi", "dsh", "qwen", "messages"}
 
 
 @fuzz_settings(EXAMPLES)

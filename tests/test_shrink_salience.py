@@ -40,7 +40,6 @@ def _routine(count: int, seed: int = 7) -> list[str]:
 
 KNOWN_BELOW_HEAD_TAIL = frozenset(
     {
-        "112-podman-build-scratch-timeout",
         "51-npm-outdated-all-long",
         "94-psql-explain-analyze-subplan",
     }

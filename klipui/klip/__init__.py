@@ -9,7 +9,7 @@ the last end), renumbers seqs and turns densely and drops every event whose refe
 """
 
 from klipui.klip.child import ChildPlan, ClipError, clip, plan_child, write_child
-from klipui.klip.endings import LEFT_OPEN, left_open_turns, turn_endings
+from klipui.klip.endings import LEFT_OPEN, ending_mark, ending_note, left_open_turns, turn_endings
 from klipui.klip.interval import KInterval, KIntervalError, parse_interval
 from klipui.klip.reindex import Drop, ReindexReport, reindex, reindex_report
 from klipui.klip.rules import (
@@ -40,6 +40,8 @@ __all__ = [
     "RulesError",
     "Violation",
     "clip",
+    "ending_mark",
+    "ending_note",
     "left_open_turns",
     "load_rules",
     "parse_interval",

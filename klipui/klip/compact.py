@@ -12,6 +12,7 @@ estimate (`klipui.conversation.tokens`).
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -89,7 +90,7 @@ class CompactPlan:
         }
 
 
-def session_tokens(events: list[Event]) -> int:
+def session_tokens(events: Iterable[Event]) -> int:
     """Token estimate of every message text and tool argument in `events`."""
     return sum(estimate_tokens(text) for event in events for text in event_texts(event))
 

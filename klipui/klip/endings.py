@@ -3,6 +3,7 @@ which are the unfinished tail a clip leaves out unless asked."""
 
 from __future__ import annotations
 
+from klipui.session.marks import TurnMark
 from klipui.session.model import Session
 
 LEFT_OPEN = "left open"
@@ -38,3 +39,22 @@ def turn_endings(session: Session) -> dict[int, str]:
 def left_open_turns(session: Session) -> list[int]:
     """The turns a clip leaves out unless asked: every turn after the last one that ended."""
     return [number for number, how in turn_endings(session).items() if how == LEFT_OPEN]
+
+
+def ending_mark(how: str) -> TurnMark:
+    """The mark of a turn that ended as `how` (a value of `turn_endings`)."""
+    return TurnMark.UNFINISHED if how == LEFT_OPEN else TurnMark.ENDED
+
+
+def ending_note(how: str) -> tuple[str, str]:
+    """How a turn that did not complete ended (a short header line), and what a clip does with
+    it (a sentence under it)."""
+    if how == LEFT_OPEN:
+        return (
+            "… turn never ended",
+            "Still running, or stopped mid-turn. A clip leaves it out unless you include it "
+            "(u in the clip preview).",
+        )
+    if how == OPEN:
+        return "⊘ turn never ended", "The next prompt came first. A clip keeps it as it is."
+    return f"⊘ turn ended: {how}", "It did not complete. A clip keeps it as it is."

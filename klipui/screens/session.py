@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -14,17 +15,18 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Input, LoadingIndicator, Static
 
 from klipui.demo import is_demo
-from klipui.klip import LEFT_OPEN, turn_endings
+from klipui.klip import ending_note, turn_endings
 from klipui.memory import return_freed_memory
 from klipui.screens.base import KlipuiScreen
 from klipui.search.find import Match, MatchCursor, find_matches, find_terms, term_pattern
 from klipui.session.display import clean_line, display_title
+from klipui.session.marks import NAMES, TurnMark, turn_marks
 from klipui.session.model import Session, SessionInfo
 from klipui.widgets.event_view import EventView
 from klipui.widgets.find_bar import FindBar
 from klipui.widgets.format import human_count, human_size, one_line, plural
 from klipui.widgets.interval_bar import IntervalBar
-from klipui.widgets.turn_list import TurnList
+from klipui.widgets.turn_list import Marks, TurnList
 
 if TYPE_CHECKING:
     from klipui.session.follow import Change, Follower
@@ -38,10 +40,10 @@ SHOW_DELAY = 0.04
 """Seconds the cursor must rest on a turn before its events are drawn (fast key repeat)."""
 
 
-def _open(path: Path) -> Session:
+def _open(path: Path, progress: Callable[[int, int], None] | None = None) -> Session:
     from klipui.session import open_session
 
-    return open_session(path)
+    return open_session(path, progress=progress)
 
 
 PREVIEW_FROM = 8_000_000
@@ -54,20 +56,18 @@ PAINT_PAUSE = 0.15
 def open_head(path: Path, size: int = PREVIEW_BYTES) -> Session | None:
     """The first complete turns of a big session, lowered from its first `size` bytes.
 
-    None when the file is small (the full read is quick), compressed, or its first turn does not
-    end within the head. The result is only for showing; clipping waits for the whole file.
+    None when the file is small (the full read is quick; a zstd file counts its compressed
+    size), or its first turn does not end within the head. The result is only for showing;
+    clipping waits for the whole file.
     """
     from klipui.session.formats import detect_format
-    from klipui.session.jsonl import is_zstd, parse_lines
+    from klipui.session.jsonl import head_bytes, parse_lines
 
     try:
         if path.stat().st_size < PREVIEW_FROM:
             return None
-        with path.open("rb") as handle:
-            data = handle.read(size)
+        data = head_bytes(path, size)  # decompressed when zstd
     except OSError:
-        return None
-    if is_zstd(data[:4]):
         return None
     records, problems, _, _ = parse_lines(data, str(path), limit=data.count(b"\n"))
     module = detect_format([record.value for record in records[:64]])
@@ -88,44 +88,9 @@ def agent_name(format_name: str) -> str:
     from klipui.session.formats import adapter
 
     try:
-        return str(getattr(adapter(format_name), "agent", format_name))
-    except (KeyError, ImportError, ValueError):
+        return adapter(format_name).agent
+    except KeyError:
         return format_name
-
-
-def turn_marks(session: Session) -> dict[int, str]:
-    """Marks per turn number: ◆ a compaction, ⑂ a sidechain (sub-agent work inside the turn),
-    ⎇ a rewound branch kept in the file."""
-    marks: dict[int, str] = {}
-    events = session.events
-    for turn in session.turns:
-        compaction = sidechain = branch = False
-        for index in range(turn.start, turn.end):
-            event = events[index]
-            if event.type == "compaction/summary":
-                compaction = True
-            elif event.type.endswith("/branch"):
-                branch = True
-            elif isinstance(event.data, dict) and "sidechain" in event.data:
-                sidechain = True
-        mark = ("◆" if compaction else "") + ("⑂" if sidechain else "") + ("⎇" if branch else "")
-        if mark:
-            marks[turn.number] = mark
-    return marks
-
-
-def ending_note(how: str) -> tuple[str, str]:
-    """How a turn that did not complete ended (a short header line), and what a clip does with
-    it (a sentence under it)."""
-    if how == LEFT_OPEN:
-        return (
-            "… turn never ended",
-            "Still running, or stopped mid-turn. A clip leaves it out unless you include it "
-            "(u in the clip preview).",
-        )
-    if how == "open":
-        return "⊘ turn never ended", "The next prompt came first. A clip keeps it as it is."
-    return f"⊘ turn ended: {how}", "It did not complete. A clip keeps it as it is."
 
 
 class SessionScreen(KlipuiScreen):
@@ -191,6 +156,8 @@ class SessionScreen(KlipuiScreen):
         self._error_wrapped = False
         self.partial = False
         """True while only the head of a big file is shown (its first turns)."""
+        self.read_share = 0.0
+        """How much of a big file the loading worker has read (shown while `partial`)."""
         self.following = False
         """`f`: keep the newest event in view while the file grows."""
         self.live = False
@@ -246,7 +213,7 @@ class SessionScreen(KlipuiScreen):
             self.app.call_from_thread(self._loaded, preview, {}, True)
             time.sleep(PAINT_PAUSE)  # let the screen paint it before the long read holds the GIL
         try:
-            session = _open(self.path)
+            session = _open(self.path, self._progress_reporter() if preview is not None else None)
         except Exception as error:  # an unreadable file is reported on screen, not raised
             self.app.call_from_thread(self._failed, f"{self.path}: {error}")
             return
@@ -256,6 +223,23 @@ class SessionScreen(KlipuiScreen):
         self.app.call_from_thread(self.query_one(TurnList).set_marks, marks)
         self.app.call_from_thread(self._start_follow, follower)
 
+    def _progress_reporter(self) -> Callable[[int, int], None]:
+        """A `progress` for the loading worker: the share read, shown at most every 0.2 s."""
+        shown = [0.0]
+
+        def report(done: int, total: int) -> None:
+            now = time.monotonic()
+            if total and now - shown[0] >= 0.2:
+                shown[0] = now
+                self.app.call_from_thread(self._read_share, done / total)
+
+        return report
+
+    def _read_share(self, share: float) -> None:
+        if self.is_attached and self.partial:
+            self.read_share = share
+            self._update_info()
+
     def _failed(self, message: str) -> None:
         if not self.is_attached:
             return  # a worker's result for a screen that has closed
@@ -264,7 +248,7 @@ class SessionScreen(KlipuiScreen):
         self.query_one("#session-info", Static).update(Text(f"⚠ {clean_line(message)}"))
         self.notify(message, severity="error", timeout=10, markup=False)
 
-    def _loaded(self, session: Session, marks: dict[int, str], partial: bool = False) -> None:
+    def _loaded(self, session: Session, marks: Marks, partial: bool = False) -> None:
         if not self.is_attached:
             return  # a worker's result for a screen that has closed
         was_partial = self.partial
@@ -317,7 +301,8 @@ class SessionScreen(KlipuiScreen):
             human_size(self.path.stat().st_size) if self.path.exists() else "",
         ]
         if self.partial:
-            parts.append("reading the rest of the file…")
+            share = f" {self.read_share:.0%}" if self.read_share else ""
+            parts.append(f"reading the rest of the file…{share}")
         if self.live:
             parts.insert(0, "● LIVE")
             if self.unseen:
@@ -364,9 +349,11 @@ class SessionScreen(KlipuiScreen):
         if pending is not None:
             self.show_turn(pending)
 
-    def show_turn(self, number: int, keep_place: bool = False) -> None:
+    def show_turn(
+        self, number: int, keep_place: bool = False, then: Callable[[], None] | None = None
+    ) -> None:
         """Draw the events of turn `number` in the event view (at the same place when
-        `keep_place`: the turn grew)."""
+        `keep_place`: the turn grew), then call `then` (a big turn is drawn once built)."""
         session = self.session
         if session is None or not 1 <= number <= len(session.turns):
             return
@@ -376,16 +363,28 @@ class SessionScreen(KlipuiScreen):
         view = self.query_one(EventView)
         how = self.query_one(TurnList).endings.get(number)
         note = ending_note(how) if how is not None else None
+        focus_error, self._focus_error = self._focus_error, False
+        wrapped = self._error_wrapped
+
+        def shown() -> None:
+            if focus_error:
+                view.next_error_block(from_start=True)
+                self._say_error_position(wrapped)
+            if then is not None:
+                then()
+
         view.show_turn(
-            session, turn.start, turn.end, self.show_all, note=note, keep_place=keep_place
+            session,
+            turn.start,
+            turn.end,
+            self.show_all,
+            note=note,
+            keep_place=keep_place,
+            then=shown,
         )
         if number == len(session.turns) and self.unseen and not keep_place:
             self.unseen = 0
             self._update_info()
-        if self._focus_error:
-            self._focus_error = False
-            view.next_error_block(from_start=True)
-            self._say_error_position(self._error_wrapped)
 
     @on(TurnList.SelectionChanged)
     def _selection_changed(self, event: TurnList.SelectionChanged) -> None:
@@ -416,21 +415,21 @@ class SessionScreen(KlipuiScreen):
 
     # --- navigation --------------------------------------------------------------------------
 
-    def _next_turn_with(self, has: str) -> int | None:
-        """The index of the next turn that has `has` ("error" or a mark), from the top again
-        past the last turn; None when no turn has it."""
+    def _next_turn_with(self, mark: TurnMark) -> int | None:
+        """The index of the next turn that has `mark`, from the top again past the last turn;
+        None when no turn has it."""
         turns = self.query_one(TurnList)
         count = len(turns.turns)
         for step in range(1, count + 1):
             index = (turns.cursor + step) % count
-            turn = turns.turns[index]
-            if (has == "error" and turn.errors) or (has in turns.marks.get(turn.number, "")):
+            if mark in turns.marks_of(turns.turns[index]):
                 return index
         return None
 
-    def _jump_to_mark(self, mark: str, what: str) -> None:
+    def _jump_to_mark(self, mark: TurnMark) -> None:
         turns = self.query_one(TurnList)
-        marked = [t.number for t in turns.turns if mark in turns.marks.get(t.number, "")]
+        what = NAMES[mark]
+        marked = [t.number for t in turns.turns if mark in turns.marks_of(t)]
         index = self._next_turn_with(mark)
         if not marked or index is None:
             self.notify(f"No {what} in this session.")
@@ -442,14 +441,14 @@ class SessionScreen(KlipuiScreen):
         self.notify(f"{what.capitalize()} {position} of {len(marked)}: turn {number}{wrapped}")
 
     def action_next_compaction(self) -> None:
-        self._jump_to_mark("◆", "compaction")
+        self._jump_to_mark(TurnMark.COMPACTION)
 
     def action_next_sidechain(self) -> None:
-        self._jump_to_mark("⑂", "sidechain")
+        self._jump_to_mark(TurnMark.SIDECHAIN)
 
     def action_next_error(self) -> None:
         turns = self.query_one(TurnList)
-        index = self._next_turn_with("error")
+        index = self._next_turn_with(TurnMark.ERROR)
         if index is None:
             self.notify("No failed tool call in this session.")
             return
@@ -498,7 +497,7 @@ class SessionScreen(KlipuiScreen):
         if session is None:
             return
         turns = self.query_one(TurnList)
-        inline = [t for t in turns.turns if "⑂" in turns.marks.get(t.number, "")]
+        inline = [t for t in turns.turns if TurnMark.SIDECHAIN in turns.marks_of(t)]
         if not session.subagents and not inline:
             self.notify("No sub-agent in this session: no sub-agent file, no inline sidechain.")
             return
@@ -554,13 +553,13 @@ class SessionScreen(KlipuiScreen):
             return
         view = self.query_one(EventView)
         block = view.first_result()
-        if block is None:
+        if block is None or block.item is None:
             self.notify("No tool result in this turn.")
             return
         view.invalidate()
         from klipui.screens.shrink import ShrinkScreen
 
-        self.app.push_screen(ShrinkScreen(session, block))
+        self.app.push_screen(ShrinkScreen(session, block.event_index, block.item.call_id))
 
     # --- find ----------------------------------------------------------------------------------
 
@@ -601,10 +600,16 @@ class SessionScreen(KlipuiScreen):
             self._find_first = (query, at)
             return
         self.query_one(FindBar).set_status("finding…")
-        self._find_worker(self.session, query, at)
+        self._find_worker(query, at)
 
     @work(thread=True, exclusive=True, group="session-find", exit_on_error=False)
-    def _find_worker(self, session: Session, query: str, at: tuple[int, str] | None) -> None:
+    def _find_worker(self, query: str, at: tuple[int, str] | None) -> None:
+        """Find `query` in the session the screen shows (read here, not passed: Textual keeps a
+        finished worker's arguments in the context of its callback, which would keep a closed
+        session alive)."""
+        session = self.session
+        if session is None:
+            return
         matches = find_matches(session, query)
         self.app.call_from_thread(self._found, session, query, matches, at)
 
@@ -653,9 +658,16 @@ class SessionScreen(KlipuiScreen):
         self._pending_turn = None
         view = self.query_one(EventView)
         shown = view.document
-        if shown is None or not any(b.event_index == match.event for b in shown.blocks):
-            self.show_turn(match.turn)
-        view.show_match(match.event, match.kind, match.occurrence)
+        if (
+            view.building
+            or shown is None
+            or not any(b.event_index == match.event for b in shown.blocks)
+        ):
+            self.show_turn(
+                match.turn, then=lambda: view.show_match(match.event, match.kind, match.occurrence)
+            )
+        else:
+            view.show_match(match.event, match.kind, match.occurrence)
         status = self.finder.position() + (" · wrapped" if wrapped else "")
         self.query_one(FindBar).set_status(status)
 
@@ -729,7 +741,7 @@ class SessionScreen(KlipuiScreen):
         self._polling = False
         self._next_poll = next_poll
 
-    def _followed(self, change: Change, looks: tuple[dict[int, str], dict[int, str]]) -> None:
+    def _followed(self, change: Change, looks: tuple[Marks, dict[int, str]]) -> None:
         """Draw a change of the file: more turns and events, a re-read file, a problem."""
         if not self.is_attached or self.partial:
             return
@@ -761,8 +773,7 @@ class SessionScreen(KlipuiScreen):
             last = len(session.turns)
             if turns.cursor != last - 1:
                 turns.cursor = last - 1
-            self.show_turn(last)
-            view.show_end()
+            self.show_turn(last, then=view.show_end)
         else:
             self.unseen += max(0, change.events) if change.kind == "appended" else 0
             current = turns.current
@@ -779,8 +790,7 @@ class SessionScreen(KlipuiScreen):
             turns = self.query_one(TurnList)
             if turns.turns:
                 turns.cursor = len(turns.turns) - 1
-                self.show_turn(len(turns.turns))
-                self.query_one(EventView).show_end()
+                self.show_turn(len(turns.turns), then=self.query_one(EventView).show_end)
             self.notify("Following: new events scroll into view (f stops).")
         else:
             self.notify("Not following: new events are counted in the header.")

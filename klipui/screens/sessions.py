@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -13,11 +13,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar
+from textual.widgets.data_table import ColumnKey
 from textual.worker import get_current_worker
 
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line, display_title
 from klipui.session.model import SessionInfo
+from klipui.session.tree import Row, session_rows, short_problem
 from klipui.widgets.format import human_count, human_size, one_line, plural, relative_time
 from klipui.widgets.plain_input import PlainInput
 
@@ -56,6 +58,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("tokens", "Tokens", lambda i: i.tokens or 0, numeric=True),
     Column("size", "Size", lambda i: i.bytes, numeric=True),
 )
+UPDATED = next(index for index, column in enumerate(COLUMNS) if column.key == "updated")
+"""The index of the "Updated" cell in a row (the one that changes with the clock alone)."""
 
 
 def _discover_paths(sources: Sources) -> list[Path] | None:
@@ -65,80 +69,6 @@ def _discover_paths(sources: Sources) -> list[Path] | None:
 
         return list(demo_paths())
     return list(sources.paths) if sources.paths else None
-
-
-def short_problem(info: SessionInfo) -> str:
-    """The problem of an unreadable file, without its own path (the row names the file)."""
-    problem = info.problem or "not a session file"
-    prefix = f"{info.path}:"
-    if problem.startswith(prefix):
-        rest = problem[len(prefix) :]
-        line, sep, reason = rest.partition(":")
-        return f"line {line}:{reason}" if sep and line.isdigit() else rest.strip()
-    return problem
-
-
-def matches(info: SessionInfo, needle: str) -> bool:
-    """True when every word of the filter occurs in the title, project, first prompt, file name
-    or agent."""
-    if not needle:
-        return True
-    fields = (info.title, info.project, info.first_prompt, info.path.name, info.cwd, info.agent)
-    haystack = " ".join(x or "" for x in (*fields, info.format)).lower()
-    return all(word in haystack for word in needle.lower().split())
-
-
-def ordered_rows(
-    infos: Iterable[SessionInfo],
-    needle: str,
-    sort: Column,
-    reverse: bool,
-    group: bool,
-) -> list[tuple[SessionInfo | str, int]]:
-    """Rows to show, each an info (or a group title) with its depth under its parent."""
-    shown = [i for i in infos if matches(i, needle)]
-    by_key: dict[str, SessionInfo] = {}
-    for info in shown:
-        by_key[str(info.path)] = info
-        if info.session_id and info.parent != info.session_id:  # not a sub-agent of that id
-            by_key.setdefault(info.session_id, info)
-    children: dict[str, list[SessionInfo]] = {}
-    roots: list[SessionInfo] = []
-    for info in shown:
-        parent = by_key.get(info.parent or "") or by_key.get(
-            str((info.path.parent / (info.parent or "")).resolve()) if info.parent else ""
-        )
-        if parent is not None and parent is not info:
-            children.setdefault(str(parent.path), []).append(info)
-        else:
-            roots.append(info)
-
-    def arrange(items: Iterable[SessionInfo]) -> list[SessionInfo]:
-        items = list(items)
-        readable = sorted((i for i in items if i.format), key=sort.sort_key, reverse=reverse)
-        broken = sorted((i for i in items if not i.format), key=lambda i: i.path.name)
-        return readable + broken
-
-    def place(info: SessionInfo, depth: int, out: list[tuple[SessionInfo | str, int]]) -> None:
-        out.append((info, depth))
-        for child in arrange(children.get(str(info.path), ())):
-            if depth < 8:
-                place(child, depth + 1, out)
-
-    rows: list[tuple[SessionInfo | str, int]] = []
-    if group:
-        projects: dict[str, list[SessionInfo]] = {}
-        for info in roots:
-            projects.setdefault(info.project or "(no project)", []).append(info)
-        for project in sorted(projects, key=str.lower):
-            members = arrange(projects[project])
-            rows.append((f"{project} · {len(members)}", 0))
-            for info in members:
-                place(info, 1, rows)
-    else:
-        for info in arrange(roots):
-            place(info, 0, rows)
-    return rows
 
 
 class SessionTable(DataTable):
@@ -198,6 +128,9 @@ class SessionsScreen(KlipuiScreen):
         self._watch: ListingWatch | None = None
         self._watching = False
         self._looks = 0
+        self._drawn: dict[str, tuple[SessionInfo, tuple[object, ...], list[Text]]] = {}
+        """Path → the info its cells were drawn from, how (depth, widths) and the cells:
+        typing a filter draws again only the rows it has not drawn that way."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -268,7 +201,13 @@ class SessionsScreen(KlipuiScreen):
         listed = list(self.infos.values()) if self._watch is None else []
         self.watch_listing(listed, self._looks % NEW_EVERY == 0)
 
-    @work(thread=True, exclusive=True, group="sessions-watch", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="sessions-watch",
+        exit_on_error=False,
+        description="look at the listed files",  # not the default: the repr of every info
+    )
     def watch_listing(self, listed: list[SessionInfo], find_new: bool) -> None:
         """Fresh figures for the sessions whose files changed, and the new sessions."""
         from klipui.session.watch import ListingWatch
@@ -315,55 +254,64 @@ class SessionsScreen(KlipuiScreen):
             self.set_timer(0.25, self.refresh_table)
 
     def refresh_table(self, keep_cursor: bool = False) -> None:
-        """Rebuild the rows from the infos, keeping the cursor on the same session (on the
-        first row while the list fills in, unless `keep_cursor`)."""
+        """Show the rows of the infos (filtered, sorted, as a tree), keeping the cursor on the same
+        session (on the first row while the list fills in, unless `keep_cursor`). Rows are
+        replaced; the columns stay, only their widths follow the new rows."""
         self._refresh_pending = False
         table = self.query_one(SessionTable)
         current = self.current_key() if table.cursor_row > 0 or keep_cursor else None
-        rows = ordered_rows(
-            self.infos.values(),
-            self.needle,
-            COLUMNS[self.sort_index],
-            self.sort_reverse,
-            self.group,
+        column = COLUMNS[self.sort_index]
+        rows = session_rows(
+            self.infos.values(), self.needle, column.sort_key, self.sort_reverse, self.group
         )
         now = self.klipui.now()
-        new_rows: list[list[object]] = []
-        keys = []
-        for item, depth in rows:
-            if isinstance(item, str):
-                key = f"group:{item}"
-                new_rows.append(
-                    [Text(clean_line(item), style="bold"), *[Text("") for _ in range(6)]]
-                )
-            else:
-                key = str(item.path)
-                new_rows.append(self._cells(item, depth, now))
-            keys.append(key)
-        # Widths measured here, not left to the table: they must shrink with the terminal and
-        # never show unmeasured (label-wide) columns between two rebuilds.
-        widths = [Text(column.label).cell_len for column in COLUMNS]
-        for cells in new_rows:
-            for index, cell in enumerate(cells[1:], 1):
-                size = cell.cell_len if isinstance(cell, Text) else Text(str(cell)).cell_len
-                widths[index] = max(widths[index], size)
-        # the title takes what the other columns, the cell padding and the scrollbar leave
-        room = max(MIN_TITLE, self.size.width - sum(widths[1:]) - 2 * len(COLUMNS) - SCROLLBAR)
-        for cells in new_rows:
-            title = cells[0]
-            if isinstance(title, Text):
-                title.truncate(room, overflow="ellipsis")
-                widths[0] = max(widths[0], title.cell_len)
-        table.clear(columns=True)
-        for column, width in zip(COLUMNS, widths, strict=True):
-            table.add_column(column.label, key=column.key, width=width)
-        for key, cells in zip(keys, new_rows, strict=True):
-            table.add_row(*cells, key=key)
+        cells = [self._row_cells(row, now) for row in rows]
+        keys = [row.key for row in rows]
+        widths = self._widths(cells)
+        if len(table.columns) != len(COLUMNS):
+            table.clear(columns=True)
+            for spec, width in zip(COLUMNS, widths, strict=True):
+                table.add_column(spec.label, key=spec.key, width=width)
+        else:
+            table.clear()
+            for spec, width in zip(COLUMNS, widths, strict=True):
+                table.columns[ColumnKey(spec.key)].width = width
+        for key, row_cells in zip(keys, cells, strict=True):
+            table.add_row(*row_cells, key=key)
         if current is not None and current in keys:
             table.move_cursor(row=keys.index(current), animate=False)
         self._update_status()
 
-    def _cells(self, info: SessionInfo, depth: int, now: float) -> list[object]:
+    def _row_cells(self, row: Row, now: float) -> list[Text]:
+        """The cells of a row (the title a copy: fitting it to the width cuts it)."""
+        if row.info is None:
+            title = Text(clean_line(f"{row.group} · {row.members}"), style="bold")
+            return [title, *[Text("") for _ in range(len(COLUMNS) - 1)]]
+        how = (row.depth, self.group, self.narrow, self.title_room)
+        drawn = self._drawn.get(row.key)
+        if drawn is None or drawn[0] is not row.info or drawn[1] != how:
+            if len(self._drawn) > 4 * len(self.infos) + 100:
+                self._drawn.clear()
+            drawn = self._drawn[row.key] = (row.info, how, self._cells(row.info, row.depth, now))
+        title, *rest = drawn[2]
+        rest[UPDATED - 1] = Text(relative_time(row.info.updated, now))  # the one cell time moves
+        return [title.copy(), *rest]
+
+    def _widths(self, rows: list[list[Text]]) -> list[int]:
+        """Column widths measured here, not left to the table: they must shrink with the
+        terminal. The title takes what the other columns, the cell padding and the scrollbar
+        leave (titles are cut to it)."""
+        widths = [Text(column.label).cell_len for column in COLUMNS]
+        for cells in rows:
+            for index, cell in enumerate(cells[1:], 1):
+                widths[index] = max(widths[index], cell.cell_len)
+        room = max(MIN_TITLE, self.size.width - sum(widths[1:]) - 2 * len(COLUMNS) - SCROLLBAR)
+        for cells in rows:
+            cells[0].truncate(room, overflow="ellipsis")
+            widths[0] = max(widths[0], cells[0].cell_len)
+        return widths
+
+    def _cells(self, info: SessionInfo, depth: int, now: float) -> list[Text]:
         indent = "  " * max(0, depth - (1 if self.group else 0))
         branch = "└ " if depth > (1 if self.group else 0) else ""
         if info.problem or info.format is None:

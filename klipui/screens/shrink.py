@@ -13,13 +13,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Input, Static
 
+from klipui.conversation import Call, result_call, result_text
 from klipui.screens.base import KlipuiScreen
 from klipui.session.display import clean_line
-from klipui.session.model import Event, Session
+from klipui.session.model import Session
 from klipui.session.spilled import DryRunSpill, Original, find_reference, load_original
 from klipui.shrink import BUILTIN_ORDER, Budget, Hint, Shrunk, shrink
 from klipui.shrink.hints import hint_for
-from klipui.widgets.event_doc import Block
 from klipui.widgets.format import human_size
 from klipui.widgets.line_view import LineView
 from klipui.widgets.plain_input import PlainInput
@@ -28,7 +28,6 @@ from klipui.widgets.shrink_pane import (
     OriginalSource,
     ShrunkSource,
     marker_arithmetic,
-    split_lines,
 )
 
 BUDGET_STEPS = (500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 50_000, 100_000, 200_000)
@@ -76,22 +75,11 @@ class ShrinkState:
         )
 
 
-def _call_for(session: Session, block: Block) -> Event | None:
-    call_id = block.payload.get("callId")
-    if not call_id:
-        return None
-    for index in range(block.event_index, -1, -1):
-        event = session.events[index]
-        if event.type == "tool/call" and event.data.get("callId") == call_id:
-            return event
-    return None
-
-
-def hint_of(call: Event | None) -> Hint:
+def hint_of(call: Call | None) -> Hint:
     """What the tool call says about its result: tool name, command, path."""
     if call is None:
         return Hint()
-    return hint_for(str(call.data.get("name") or "") or None, call.data.get("arguments"))
+    return hint_for(call.name or None, call.arguments)
 
 
 def _initial_budget(size: int) -> int:
@@ -143,13 +131,15 @@ class ShrinkScreen(KlipuiScreen):
         Binding("escape,q", "back", "Back"),
     ]
 
-    def __init__(self, session: Session, block: Block) -> None:
+    def __init__(self, session: Session, event_index: int, call_id: str | None) -> None:
+        """The result of `call_id` in the tool/result event at `event_index` of `session`."""
         super().__init__()
         self.session = session
-        self.block = block
-        self.call = _call_for(session, block)
+        self.event_index = event_index
+        self.call_id = call_id
+        self.call = result_call(session, event_index, call_id)
         self.hint = hint_of(self.call)
-        preview = str(block.payload.get("text") or "")
+        preview = result_text(session, event_index, call_id)
         self.state = ShrinkState(preview, preview, "", _initial_budget(len(preview)))
         self._syncing = False
         self.original_missing = False
@@ -187,7 +177,7 @@ class ShrinkScreen(KlipuiScreen):
     def load_original(self) -> None:
         """Follow a spill reference in the preview, if any, then shrink."""
         preview = self.state.preview
-        ref = find_reference(preview, self.session.path, self.block.payload.get("callId"))
+        ref = find_reference(preview, self.session.path, self.call_id or None)
         if ref is None:
             note = (
                 f"original: the full result as stored in the session ({human_size(len(preview))})"
@@ -440,10 +430,6 @@ class ShrinkScreen(KlipuiScreen):
             self.query_one("#shrink-left").focus()
             return
         self.app.pop_screen()
-
-    @property
-    def original_lines(self) -> int:
-        return len(split_lines(self.state.original))
 
 
 def app_wording(note: str) -> str:

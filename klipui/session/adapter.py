@@ -3,7 +3,9 @@
 An adapter owns everything about one agent's session files: sniffing them by content, where the
 agent keeps them, quick figures from a head read, lowering records to the shared event model,
 raising kept events back to native lines, writing a clipped child in the agent's own layout,
-replacing a tool result in a native record (compaction), and how the agent marks a turn's end.
+replacing a tool result in a native record (compaction), how the agent marks a turn's end, and
+the command that resumes a session in the agent. An adapter whose lowering and child writer are
+modules of their own derives from `ModuleAdapter`, which hands the required methods to them.
 The registry (`klipui.session.formats.REGISTRY`) holds one instance per agent and checks it
 against this class at registration.
 """
@@ -15,9 +17,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
+from klipui.session.index import Indexer, RecordIndex
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.resume import ResumeCommand, ResumeError
 
 
 @dataclass(slots=True, frozen=True)
@@ -120,6 +124,10 @@ class Adapter(ABC):
         """Where the agent keeps its sessions, for a user whose home is `home`."""
         return []
 
+    def indexer(self, path: Path, index: RecordIndex) -> Indexer | None:
+        """The format's index-first reader (None: sessions are read whole and lowered)."""
+        return None
+
     def scan_info(self, path: Path) -> SessionInfo | None:
         """Exact figures from a typed scan without lowering, or None (lower instead)."""
         return None
@@ -145,6 +153,58 @@ class Adapter(ABC):
     def child_compression(self, path: Path, body: ChildBody) -> str | None:
         """The compression of a child written to a path the user chose (`-o`)."""
         return body.compression
+
+    def resume(self, session: Session, prompt: str | None = None) -> ResumeCommand:
+        """The command that continues `session` in the agent (with `prompt`: the agent's
+        non-interactive form, answering it once); ResumeError when the agent cannot."""
+        raise ResumeError(f"{session.path}: klipui knows no resume command for {self.agent}")
+
+
+class Lowering(Protocol):
+    """A format's lowering module: what `ModuleAdapter` hands sniffing, lowering, head figures
+    and raising to."""
+
+    def sniff(self, values: Sequence[Any]) -> bool: ...
+    def lower(self, path: Path, records: list[Record], problems: list[Problem]) -> Session: ...
+    def info(self, path: Path, values: Sequence[Any]) -> SessionInfo: ...
+    def raise_records(self, session: Session, events: Sequence[Event]) -> Iterator[bytes]: ...
+
+
+class ChildWriter(Protocol):
+    """A format's child-writing module: what `ModuleAdapter` hands ids, places and bodies to."""
+
+    def new_id(self, now: datetime) -> str: ...
+    def child_path(self, session: Session, child_id: str, now: datetime) -> Path: ...
+    def build(self, source: ChildSource) -> ChildBody: ...
+
+
+class ModuleAdapter(Adapter):
+    """An adapter whose required methods are those of its `lowering` and `writer` modules
+    (subclasses set both, and override only what the agent does its own way)."""
+
+    lowering: Lowering
+    writer: ChildWriter
+
+    def sniff(self, values: Sequence[Any]) -> bool:
+        return self.lowering.sniff(values)
+
+    def lower(self, path: Path, records: list[Record], problems: list[Problem]) -> Session:
+        return self.lowering.lower(path, records, problems)
+
+    def info(self, path: Path, values: Sequence[Any]) -> SessionInfo:
+        return self.lowering.info(path, values)
+
+    def raise_records(self, session: Session, events: Sequence[Event]) -> Iterator[bytes]:
+        return self.lowering.raise_records(session, events)
+
+    def new_id(self, now: datetime) -> str:
+        return self.writer.new_id(now)
+
+    def child_path(self, session: Session, child_id: str, now: datetime) -> Path:
+        return self.writer.child_path(session, child_id, now)
+
+    def build_child(self, source: ChildSource) -> ChildBody:
+        return self.writer.build(source)
 
 
 def check_adapter(candidate: object) -> Adapter:

@@ -48,6 +48,50 @@ def iter_block_texts(blocks: Any, *, tool_calls: bool = True) -> Iterator[str]:
             yield from iter_block_texts(block.get("content"), tool_calls=tool_calls)
 
 
+def block_texts(blocks: Any, tool_calls: bool = True) -> list[str]:
+    """`iter_block_texts` as a list, without generators (for passes over whole files)."""
+    if isinstance(blocks, str):
+        return [blocks] if blocks else []
+    if isinstance(blocks, dict):
+        blocks = (blocks,)
+    elif not isinstance(blocks, list | tuple):
+        return []
+    out: list[str] = []
+    for block in blocks:
+        if isinstance(block, str):
+            if block:
+                out.append(block)
+            continue
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if not isinstance(kind, str):
+            continue
+        if kind in TEXT_BLOCKS:
+            text = block.get("text")
+            if isinstance(text, str) and text:
+                out.append(text)
+        elif kind == "tool-call":
+            if tool_calls:
+                arguments = block.get("arguments")
+                if isinstance(arguments, str) and arguments:
+                    out.append(arguments)
+        elif kind == "tool-result":
+            out.extend(block_texts(block.get("content"), tool_calls))
+    return out
+
+
+def result_errors(content: Any) -> int:
+    """`tool_result_errors` of a `tool/result` whose message content is `content`."""
+    if not isinstance(content, list):
+        return 0
+    return sum(
+        1
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "tool-result" and b.get("isError")
+    )
+
+
 def blocks_text(blocks: Any, *, tool_calls: bool = True, sep: str = "\n") -> str:
     """The texts of `blocks` joined by `sep`."""
     return sep.join(iter_block_texts(blocks, tool_calls=tool_calls))

@@ -123,6 +123,8 @@ def start_state(session: Session) -> TailState:
         del data
         if content == session.raw:
             content = session.raw  # one copy of a big log in memory, not two
+        elif session.raw is None and session.raw_source is not None:
+            session.raw = content  # an index-first session: the one copy serves both
         # lines that streamed out of a cut last frame were read already: they count as read
         read = session.raw if session.raw is not None else content
         parsed = max(content.rfind(b"\n"), read.rfind(b"\n")) + 1
@@ -302,9 +304,9 @@ def _fingerprint(path: Path, size: int) -> bytes:
         head = handle.read(edge)
         handle.seek(size - edge)
         tail = handle.read(edge)
-    from klipui.session.jsonl import _digest
+    from klipui.session.jsonl import digest_ends
 
-    return _digest(head, tail)
+    return digest_ends(head, tail)
 
 
 def _settled(problems: list[Problem]) -> list[Problem]:

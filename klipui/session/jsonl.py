@@ -47,8 +47,9 @@ HEAD_BYTES = 256 * 1024
 HEAD_LINES = 400
 MAX_DECOMPRESSED = 1 << 30
 """Decompressed bytes of a zstd file beyond which the content is cut (and the cut reported)."""
-_PRINT = 64 * 1024
+PRINT_BYTES = 64 * 1024
 """Bytes at each end of a file that its fingerprint covers."""
+_PRINT = PRINT_BYTES
 MAX_DEPTH = 254
 """Containers a record may nest (orjson writes no deeper): a deeper line is a Problem."""
 _BLOCK = 8 << 20
@@ -180,12 +181,18 @@ def _frame_end(data: bytes | memoryview | bytearray, start: int) -> int:
     return size + 1
 
 
-def _zstd_pieces(handle: BinaryIO, stop: _Stop, cap: int | None = None) -> Iterator[bytes]:
+def _zstd_pieces(
+    handle: BinaryIO,
+    stop: _Stop,
+    cap: int | None = None,
+    frames: list[tuple[int, int, int]] | None = None,
+) -> Iterator[bytes]:
     """The decompressed content of the zstd file at `handle`, in pieces, one frame at a time.
 
     Stops (setting `stop`) at a frame cut by the end of the file, a frame that does not
     decompress, data that is not a frame, or once `cap` (default `MAX_DECOMPRESSED`)
-    decompressed bytes came out.
+    decompressed bytes came out. `frames` is given (file offset, length, content offset) of
+    each frame read.
     """
     import zstandard
 
@@ -196,14 +203,7 @@ def _zstd_pieces(handle: BinaryIO, stop: _Stop, cap: int | None = None) -> Itera
     produced = 0
     eof = False
     while True:
-        end = _frame_extent(buffer, 0) if buffer else len(buffer) + 1
-        while not eof and (end is not None and end > len(buffer)):
-            more = handle.read(max(_ZSTD_IN, len(buffer)))
-            if not more:
-                eof = True
-                break
-            buffer += more
-            end = _frame_extent(buffer, 0)
+        end, eof = _fill(handle, buffer, eof)
         if not buffer:
             return
         if end is None:
@@ -217,6 +217,8 @@ def _zstd_pieces(handle: BinaryIO, stop: _Stop, cap: int | None = None) -> Itera
         cut = end > len(buffer)
         frame = bytes(buffer[: min(end, len(buffer))])
         del buffer[: len(frame)]
+        if frames is not None:
+            frames.append((consumed, len(frame), produced))
         if int.from_bytes(frame[:4], "little") & 0xFFFFFFF0 != _SKIPPABLE:
             reader = decompressor.stream_reader(frame, read_across_frames=False)
             try:
@@ -239,6 +241,20 @@ def _zstd_pieces(handle: BinaryIO, stop: _Stop, cap: int | None = None) -> Itera
         if cut:
             stop.reason, stop.cut = TRUNCATED_FRAME, True
             return
+
+
+def _fill(handle: BinaryIO, buffer: bytearray, eof: bool) -> tuple[int | None, bool]:
+    """Read into `buffer` (unless the file already ended) until it starts with a whole frame:
+    where that frame ends (past the buffer when the file ends inside it; None when the buffer
+    starts no frame), and whether the file ended."""
+    end = _frame_extent(buffer, 0) if buffer else len(buffer) + 1
+    while not eof and (end is not None and end > len(buffer)):
+        more = handle.read(max(_ZSTD_IN, len(buffer)))
+        if not more:
+            return end, True
+        buffer += more
+        end = _frame_extent(buffer, 0)
+    return end, eof
 
 
 def _plain_blocks(handle: BinaryIO, stop: _Stop) -> Iterator[tuple[int, bytes]]:
@@ -446,46 +462,181 @@ def read_jsonl(path: Path | str) -> Loaded:
     A file that starts with the zstd magic but gives nothing when decompressed is read as
     plain lines.
     """
+    name = str(path)
+    records: list[Record] = []
+
+    def take(block: bytes, offset: int, first: int, problems: list[Problem]) -> int:
+        more, bad, seen, _ = parse_lines(block, name, offset=offset, first=first)
+        records.extend(more)
+        problems.extend(bad)
+        return seen
+
+    read = scan_blocks(path, take)
+    return Loaded(
+        records, read.problems(bool(records)), read.compression, read.data, read.size, read.digest
+    )
+
+
+BlockHandler = Callable[[bytes, int, int, list[Problem]], int]
+"""`handle(block, offset, first_line, problems) -> lines seen`: a run of whole lines of a file
+(the last may end without a newline), the byte offset and line number it starts after, and the
+list its bad lines go to."""
+
+
+@dataclass(slots=True)
+class Scanned:
+    """What `scan_blocks` learnt about a file besides its lines."""
+
+    path: str
+    compression: str | None
+    data: bytes | None
+    """The decompressed content of a zstd file (None for a plain one)."""
+    size: int
+    """Bytes of a plain file read (0 for zstd)."""
+    digest: bytes | None
+    """`fingerprint` of the bytes of a plain file read."""
+    found: list[Problem]
+    """The bad lines met, in line order."""
+    stop: Problem | None
+    """Why the read stopped early (a cut or broken zstd frame, a file that shrank)."""
+    zstd_named: bool
+    frames: list[tuple[int, int, int]] | None = None
+    """zstd read without keeping its content: (file offset, length, content offset) of each
+    frame, to decompress again the frames a record sits in."""
+
+    def problems(self, any_record: bool) -> list[Problem]:
+        """The problems as `read_jsonl` reports them, given whether any line was good."""
+        problems = list(self.found)
+        if self.stop is not None:
+            problems.append(self.stop)
+        elif self.compression is None and not any_record and problems and self.zstd_named:
+            problems = [Problem(self.path, 0, "not a zstd stream")]
+        return problems
+
+
+def scan_blocks(
+    path: Path | str,
+    handle: BlockHandler,
+    total: Callable[[int], None] | None = None,
+    *,
+    keep: bool = True,
+) -> Scanned:
+    """Feed `handle` the whole lines of a file (zstd or plain) in runs of about 8 MB, in order,
+    as `read_jsonl` reads them; `read_jsonl` and the session index share it. `total` is told
+    the bytes the blocks will cover (about: a plain file may change while it is read).
+    `keep=False` decompresses a zstd file frame by frame without keeping its content (the
+    frames are listed instead)."""
     path = Path(path)
     name = str(path)
-    with open_regular(path) as handle:
-        zstd = is_zstd(handle.read(4))
-        handle.seek(0)
+    problems: list[Problem] = []
+    with open_regular(path) as source:
+        zstd = is_zstd(source.read(4))
+        source.seek(0)
+        if zstd and not keep:
+            streamed = _scan_zstd(source, name, handle, problems)
+            if streamed is not None:
+                return streamed
+            source.seek(0)  # nothing decompressed: a plain file whose first bytes are the magic
+            zstd = False
         if zstd:
             data, compression, broken = read_bytes(path)
             if data or broken is None:
-                records, problems, _, _ = parse_lines(data, name)
-                if broken:
-                    problems.append(broken)
-                return Loaded(records, problems, compression, data)
+                if total is not None:
+                    total(len(data))
+                lines = 0
+                for offset, block in memory_blocks(data):
+                    lines += handle(block, offset, lines, problems)
+                return Scanned(name, compression, data, 0, None, problems, broken, False)
             # Nothing decompressed: a plain file whose first bytes happen to be the magic.
         stop = _Stop()
-        records, problems = [], []
         lines = size = 0
         head = tail = b""
-        for offset, block in _plain_blocks(handle, stop):
-            more, bad, seen, _ = parse_lines(block, name, offset=offset, first=lines)
-            records.extend(more)
-            problems.extend(bad)
-            lines += seen
+        if total is not None:
+            total(os.fstat(source.fileno()).st_size)
+        for offset, block in _plain_blocks(source, stop):
+            lines += handle(block, offset, lines, problems)
             size += len(block)
             if len(head) < _PRINT:
                 head += block[: _PRINT - len(head)]
             tail = block[-_PRINT:] if len(block) >= _PRINT else (tail + block)[-_PRINT:]
+    broken = Problem(name, 0, stop.reason) if stop.reason else None
+    zstd_named = path.name.endswith(ZSTD_SUFFIXES)
+    return Scanned(name, None, None, size, digest_ends(head, tail), problems, broken, zstd_named)
+
+
+def _scan_zstd(
+    source: BinaryIO, name: str, handle: BlockHandler, problems: list[Problem]
+) -> Scanned | None:
+    """`scan_blocks` of a zstd file, decompressed a frame at a time (None when nothing
+    decompressed: then the file is read as plain lines)."""
+    stop = _Stop()
+    frames: list[tuple[int, int, int]] = []
+    pieces = _zstd_pieces(source, stop, frames=frames)
+    first = next(pieces, None)
+    if first is None and stop.reason:
+        return None
+    lines = offset = 0
+    batch: list[bytes] = [first] if first else []
+    batched = len(first or b"")
+    carry = b""
+    for piece in pieces:
+        batch.append(piece)
+        batched += len(piece)
+        if batched < _BLOCK:
+            continue
+        data = carry + b"".join(batch)
+        batch, batched = [], 0
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            lines += handle(data[:cut], offset, lines, problems)
+            offset += cut
+        carry = data[cut:]
+    data = carry + b"".join(batch)
+    if stop.cut:
+        data = data[: data.rfind(b"\n") + 1]
+    if data:
+        lines += handle(data, offset, lines, problems)
+    broken = None
     if stop.reason:
-        problems.append(Problem(name, 0, stop.reason))
-    elif not records and problems and path.name.endswith(ZSTD_SUFFIXES):
-        problems = [Problem(name, 0, "not a zstd stream")]
-    return Loaded(records, problems, None, None, size, _digest(head, tail))
+        broken = Problem(name, lines + 1, stop.reason)
+    return Scanned(name, "zstd", None, 0, None, problems, broken, False, frames)
+
+
+def memory_blocks(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """(offset, block) runs of `data` of about `size` bytes (default: the block size of plain
+    files), each ending at a newline (the last may not); a block is a copy only when it is not
+    the whole of `data`."""
+    size = _BLOCK if size is None else size
+    total = len(data)
+    if total <= size:
+        if total:
+            yield 0, data
+        return
+    start = 0
+    while start < total:
+        cut = data.find(b"\n", min(start + size, total) - 1)
+        end = total if cut < 0 else cut + 1
+        yield start, data[start:end]
+        start = end
 
 
 def fingerprint(data: bytes) -> bytes:
     """A digest of the first and last 64 KB of `data`: any rewrite that moves or changes the
     bytes of a file changes it (an append after `data` does not)."""
-    return _digest(data[:_PRINT], data[-_PRINT:] if data else b"")
+    return digest_ends(data[:_PRINT], data[-_PRINT:] if data else b"")
 
 
-def _digest(head: bytes, tail: bytes) -> bytes:
+def file_digest(path: Path | str, size: int) -> bytes:
+    """`fingerprint` of the first `size` bytes of the file at `path`, read from their ends."""
+    reach = min(size, _PRINT)
+    with open_regular(path) as handle:
+        head = os.pread(handle.fileno(), reach, 0)
+        tail = os.pread(handle.fileno(), reach, size - reach)
+    return digest_ends(head, tail)
+
+
+def digest_ends(head: bytes, tail: bytes) -> bytes:
+    """The fingerprint of a file's bytes from their first and last `PRINT_BYTES`."""
     import hashlib
 
     return hashlib.blake2b(head + b"\0" + tail, digest_size=16).digest()
@@ -559,6 +710,18 @@ def read_head(path: Path | str, max_bytes: int = HEAD_BYTES, max_lines: int = HE
         compression = None
     records, problems, lines, _ = parse_lines(data, str(path), limit=None if eof else max_lines)
     return Head([r.value for r in records], lines, eof, compression, problems)
+
+
+def head_bytes(path: Path | str, size: int) -> bytes:
+    """The first `size` bytes of a file's content (decompressed when it is zstd; fewer when
+    the content is shorter or a zstd stream stops early)."""
+    with open_regular(path) as handle:
+        zstd = is_zstd(handle.read(4))
+        handle.seek(0)
+        if not zstd:
+            return handle.read(size)
+        data = _PieceReader(_zstd_pieces(handle, _Stop(), cap=size)).read(size)
+    return data
 
 
 class _PieceReader:

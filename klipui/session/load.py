@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from klipui.session import jsonl
 from klipui.session.adapter import Adapter
 from klipui.session.blocks import event_texts
 from klipui.session.formats import adapter, detect_format
-from klipui.session.jsonl import Head, kind_name, read_head, read_jsonl
+from klipui.session.index import (
+    CACHE_RECORDS,
+    Indexer,
+    LazyRecords,
+    RecordIndex,
+    RecordSpans,
+    fast_candidate,
+)
+from klipui.session.jsonl import Head, Scanned, file_digest, kind_name, read_head, scan_blocks
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.tokens import estimate_tokens
 
@@ -23,39 +32,202 @@ class SessionUnreadable(SessionError):
     """The file could not be read at all (missing, a folder, no permission)."""
 
 
-def open_session(path: Path | str, *, subagents: bool = True) -> Session:
+Progress = Callable[[int, int], None]
+"""Told (bytes read, bytes in all) after each block of a file read."""
+
+
+def open_session(
+    path: Path | str,
+    *,
+    subagents: bool = True,
+    indexed: bool = True,
+    progress: Progress | None = None,
+) -> Session:
     """Read, sniff and lower the session file at `path` (SessionError when it is not one).
 
     `subagents`: look for the files of its sub-agents (`Session.subagents`); figures for a
     listing do without, so that a listing never lists a folder once per session.
+    `indexed`: open index-first when the format can (its records and events are then decoded
+    when read, see `klipui.session.index`); False reads and lowers the whole file (the
+    reference the index is tested against). `progress` is told how far the read is.
     """
-    return _open(Path(path), subagents)
+    return _open(Path(path), subagents, indexed, progress)
 
 
-def _open(path: Path, subagents: bool) -> Session:
+def _open(path: Path, subagents: bool, indexed: bool, progress: Progress | None) -> Session:
+    reading = _Reading(path, indexed, progress)
     try:
         stat = path.stat()
-        loaded = read_jsonl(path)
+        scanned = scan_blocks(path, reading.block, reading.set_total, keep=False)
     except OSError as error:
         raise SessionUnreadable(f"{path}: {error.strerror or error}") from None
-    if not loaded.records:
-        reason = str(loaded.problems[0]) if loaded.problems else f"{path}: empty file"
-        raise SessionError(f"{reason} (no JSON records)" if loaded.problems else reason)
-    module = detect_format(sniffed([record.value for record in loaded.records[:256]]))
+    if reading.module is None and reading.records:
+        reading.decide(scanned.found)
+    problems = scanned.problems(reading.count > 0)
+    if not reading.count:
+        reason = str(problems[0]) if problems else f"{path}: empty file"
+        raise SessionError(f"{reason} (no JSON records)" if problems else reason)
+    module = reading.module
     if module is None:
         raise SessionError(f"{path}: not a recognised session format")
-    records, problems = loaded.records, loaded.problems
-    if module.typed_records:
-        records, problems = _typed_records(path, records, problems)
-    session = lower_tolerant(module, path, records, problems)
-    session.raw = loaded.data
-    session.compression = loaded.compression
-    size = stat.st_size if loaded.compression else loaded.size
+    if reading.indexer is not None and reading.index is not None:
+        if reading.odd:
+            problems.sort(key=lambda problem: problem.line)
+        index = _source(reading.index, path, stat, scanned)
+        records = LazyRecords(index, reading.first)
+        session = reading.indexer.finish(records, problems)
+        session.raw_source = records
+    else:
+        records_read = reading.records
+        if module.typed_records:
+            records_read, problems = _typed_records(path, records_read, problems)
+        session = lower_tolerant(module, path, records_read, problems)
+        reader = _source(RecordIndex(path, None), path, stat, scanned)
+        session.raw_source = RecordSpans(session.records, reader)
+    session.raw = scanned.data
+    session.compression = scanned.compression
+    size = stat.st_size if scanned.compression else scanned.size
     session.source_stat = (size, stat.st_mtime_ns)
-    session.source_fingerprint = loaded.fingerprint
+    session.source_fingerprint = scanned.digest
     if subagents:
         session.subagents = module.subagents(session)
     return session
+
+
+def _source(index: RecordIndex, path: Path, stat: os.stat_result, scanned: Scanned) -> RecordIndex:
+    """`index` told where its records' bytes are read from, and what the file was."""
+    index.data = scanned.data
+    if scanned.compression is None:
+        index.stat = index.checked = (scanned.size, stat.st_mtime_ns)
+        index.digest = scanned.digest
+    elif scanned.frames is not None:
+        index.frames = scanned.frames
+        index.stat = index.checked = (stat.st_size, stat.st_mtime_ns)
+        index.digest = file_digest(path, stat.st_size)
+    return index
+
+
+SNIFF_RECORDS = 256
+"""Leading records that decide a file's format (`sniffed`)."""
+
+
+class _Reading:
+    """The blocks of a file as `open_session` reads them: decoded whole until the format is
+    known, then handed to the format's indexer when it has one (else still decoded whole)."""
+
+    def __init__(self, path: Path, indexed: bool, progress: Progress | None = None) -> None:
+        self.path = path
+        self.progress = progress
+        self.total = 0
+        self.name = str(path)
+        self.indexed = indexed
+        self.module: Adapter | None = None
+        self.records: list[Record] = []
+        """Every record, for a format read whole; the leading ones until the format is known."""
+        self.count = 0
+        """Records read (objects, whatever their `type`)."""
+        self.pending: list[tuple[int, int, int]] = []
+        self.index: RecordIndex | None = None
+        self.indexer: Indexer | None = None
+        self.first: list[Record] = []
+        """The records decoded before the format was known (an index-first session keeps them
+        decoded)."""
+        self.odd = False
+
+    def set_total(self, total: int) -> None:
+        self.total = total
+
+    def block(self, block: bytes, offset: int, first: int, problems: list[Problem]) -> int:
+        seen = self._block(block, offset, first, problems)
+        if self.progress is not None:
+            self.progress(min(offset + len(block), self.total), self.total)
+        return seen
+
+    def _block(self, block: bytes, offset: int, first: int, problems: list[Problem]) -> int:
+        if self.indexer is not None and self.index is not None:
+            return self._indexed(self.indexer, self.index, block, offset, first, problems)
+        records, bad, seen, _ = jsonl.parse_lines(block, self.name, offset=offset, first=first)
+        problems.extend(bad)
+        self.records.extend(records)
+        self.count += len(records)
+        if self.module is None:
+            self.pending.append((offset, first, len(block)))
+            if len(self.records) >= SNIFF_RECORDS:
+                self.decide(problems)
+        return seen
+
+    def _indexed(
+        self,
+        indexer: Indexer,
+        index: RecordIndex,
+        block: bytes,
+        offset: int,
+        first: int,
+        problems: list[Problem],
+    ) -> int:
+        if fast_candidate(block):
+            found = indexer.fast(block, first)
+            if found is not None:
+                lines, odd = found
+                self.count += len(lines) + len(odd)
+                self.odd = self.odd or bool(odd)
+                problems.extend(odd)
+                index.add_block(offset, first, len(block), lines)
+                return block.count(b"\n")
+        records, bad, seen, _ = jsonl.parse_lines(block, self.name, offset=offset, first=first)
+        problems.extend(bad)
+        self.count += len(records)
+        kept = self._typed(records, problems)
+        index.add_block(offset, first, len(block), [record.line for record in kept])
+        indexer.exact(kept)
+        return seen
+
+    def _typed(self, records: list[Record], problems: list[Problem]) -> list[Record]:
+        """`records` without those of an odd `type` (their problems added, in line order)."""
+        kept, odd = _split_typed(self.name, records)
+        if odd:
+            self.odd = True
+            problems.extend(odd)
+        return kept
+
+    def decide(self, problems: list[Problem]) -> None:
+        """Sniff the format from the leading records; hand them to its indexer if it has one."""
+        values = [record.value for record in self.records[:SNIFF_RECORDS]]
+        self.module = detect_format(sniffed(values))
+        if self.module is None or not self.indexed:
+            return
+        index = RecordIndex(self.path, None)
+        indexer = self.module.indexer(self.path, index)
+        if indexer is None:
+            return
+        kept = self._typed(self.records, problems) if self.module.typed_records else self.records
+        if self.odd:
+            problems.sort(key=lambda problem: problem.line)
+        lines = [record.line for record in kept]
+        taken = 0
+        for number, (offset, first, length) in enumerate(self.pending):
+            end = self.pending[number + 1][1] if number + 1 < len(self.pending) else None
+            upto = taken
+            while upto < len(lines) and (end is None or lines[upto] <= end):
+                upto += 1
+            index.add_block(offset, first, length, lines[taken:upto])
+            taken = upto
+        indexer.exact(kept)
+        self.first = kept[:CACHE_RECORDS]
+        self.index, self.indexer = index, indexer
+        self.records, self.pending = [], []
+
+
+def _split_typed(path: str, records: list[Record]) -> tuple[list[Record], list[Problem]]:
+    """`records` without those of an odd `type`, and a problem for each of those."""
+    odd = [record for record in records if odd_type(record.value)]
+    if not odd:
+        return records, []
+    problems = [
+        Problem(path, r.line, f"its `type` is not a string ({kind_name(r.value['type'])})")
+        for r in odd
+    ]
+    return [record for record in records if not odd_type(record.value)], problems
 
 
 def odd_type(value: dict[str, Any]) -> bool:

@@ -8,9 +8,10 @@ copying untouched records byte for byte.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 
 class SourceChanged(ValueError):
@@ -111,6 +112,14 @@ class Turn:
     """False for a turn the agent never finished (dsh: no `turn/end` with reason completed)."""
 
 
+class RawSource(Protocol):
+    """Where an index-first session reads the native bytes of a record."""
+
+    def raw(self, index: int) -> bytes:
+        """The bytes of record `index`, without newline."""
+        ...
+
+
 @dataclass(slots=True)
 class Session:
     """A whole session lowered to events, with the native records it came from."""
@@ -120,8 +129,10 @@ class Session:
     """Format name: the name of its adapter ("dsh", "claude", "codex", "pi", "qwen", "messages")."""
     header: dict[str, Any] | None = None
     """The native header record, for formats that have one (dsh, pi, codex session_meta)."""
-    records: list[Record] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
+    records: Sequence[Record] = field(default_factory=list)
+    """Every good record; an index-first session decodes them when read (`LazyRecords`)."""
+    events: Sequence[Event] = field(default_factory=list)
+    """Every event; an index-first session lowers their records when read (`LazyEvents`)."""
     turns: list[Turn] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     title: str | None = None
@@ -140,6 +151,8 @@ class Session:
     """(size, mtime_ns) of the file when it was read (size: the bytes read)."""
     source_fingerprint: bytes | None = None
     """`jsonl.fingerprint` of the bytes read of a plain file."""
+    raw_source: RawSource | None = field(default=None, repr=False)
+    """An index-first session's records' bytes (read through the index, not the whole file)."""
 
     def record_bytes(self, index: int) -> bytes:
         """The native bytes of record `index`, without newline.
@@ -148,14 +161,16 @@ class Session:
         is unchanged or only appended to since it was read (ValueError otherwise); the record's
         value re-encoded as compact JSON when there is no file to read.
         """
+        if self.raw_source is not None:
+            return self.raw_source.raw(index)
         record = self.records[index]
         if self.raw is None and self.compression is None and self.source_stat is not None:
             self.raw = self._reread()
         if self.raw is not None:
             return self.raw[record.offset : record.offset + record.length]
-        import orjson
+        from klipui.session.formats._values import dumps_json
 
-        return orjson.dumps(record.value)
+        return dumps_json(record.value)
 
     def _reread(self) -> bytes:
         """The file's first `source_stat` bytes, once more (`SourceChanged` when the file is no
@@ -181,12 +196,12 @@ class Session:
     def header_events(self) -> list[Event]:
         """Events before the first turn."""
         first = self.turns[0].start if self.turns else len(self.events)
-        return self.events[:first]
+        return list(self.events[:first])
 
     def turn_events(self, number: int) -> list[Event]:
         """The events of turn `number` (1-based)."""
         turn = self.turns[number - 1]
-        return self.events[turn.start : turn.end]
+        return list(self.events[turn.start : turn.end])
 
 
 @dataclass(slots=True)

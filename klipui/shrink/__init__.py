@@ -15,10 +15,12 @@ from klipui.shrink.pipeline import (
     shrink,
 )
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
+from klipui.shrink.shapes import LOG_SHAPES, detect_shape
 from klipui.shrink.spill import FileSpillStore, SpillError, SpillStore
 
 __all__ = [
     "BUILTIN_ORDER",
+    "LOG_SHAPES",
     "Budget",
     "FileSpillStore",
     "Hint",
@@ -31,6 +33,7 @@ __all__ = [
     "Stats",
     "Summary",
     "builtin_reducers",
+    "detect_shape",
     "load_reducers",
     "reducer_chain",
     "shrink",

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from klipui.shrink.pipeline import MIN_CHARS, load_reducers, shrink
-from klipui.shrink.plan import Budget, Hint
+from klipui.shrink.pipeline import MIN_CHARS, Shrunk, load_reducers, shrink
+from klipui.shrink.plan import Budget, Hint, Reducer
 from klipui.shrink.spill import FileSpillStore
 
 log = logging.getLogger("klipui.shrink.hook")
@@ -225,69 +225,101 @@ def on_tool_result(result: ToolResult, config: HookConfig | None = None) -> Tool
     if not parts:
         return result
     texts = [_clean(text) for _, text in parts]
-    total_chars = sum(len(t) for t in texts) + max(0, len(texts) - 1)
-    total_lines = sum(t.count("\n") + (0 if t.endswith("\n") else 1) for t in texts if t)
-    over_chars = bool(config.max_chars) and total_chars > config.max_chars
-    over_lines = bool(config.max_lines) and total_lines > config.max_lines
-    if not (over_chars or over_lines):
+    if not _over_limits(texts, config):
         return replace(result, truncated=False)
-
     store = None
     if config.spill:
         store = FileSpillStore(config.spill_dir, max_age=config.spill_max_age_hours * 3600)
     extra = load_reducers(config.reducers) if config.reducers else ()
-    exit_code = result.exit_code
-    if result.is_error and exit_code in (None, 0):
-        exit_code = 1
-    query = result.query or config.query
-    hint = Hint(
-        tool=_clean(result.tool) if result.tool else None,
-        command=_clean(result.command) if result.command else None,
-        path=_clean(result.path) if result.path else None,
-        query=_clean(query) if query else None,
-        exit_code=exit_code,
-    )
+    hint = _hint_of(result, config)
     char_shares = _shares([len(t) for t in texts], config.max_chars)
     line_shares = _shares([t.count("\n") + 1 for t in texts], config.max_lines)
     new_texts: list[str] = []
     output_path: str | None = None
     reduced = False
     for text, chars, lines in zip(texts, char_shares, line_shares, strict=True):
-        budget = Budget(max(chars, 80) if chars else 0, max(lines, 2) if lines else 0)
-        budget = Budget(budget.max_chars, budget.max_lines, config.max_line_chars)
-        out = shrink(
-            text, hint, budget, spill=store, only=config.only, disable=config.disable, extra=extra
+        budget = Budget(
+            max(chars, 80) if chars else 0, max(lines, 2) if lines else 0, config.max_line_chars
         )
-        cap = max(budget.max_chars // 2, MIN_CHARS) if budget.max_chars else 0
-        if (
-            out.reduced
-            and out.locator is None
-            and cap
-            and not 0 < config.max_line_chars <= cap
-            and _longest_line(text) > budget.max_chars
-        ):
-            # No original to go back to: keep the head of an over-long line, never only a marker.
-            capped = Budget(budget.max_chars, budget.max_lines, cap)
-            error = out.spill_error
-            out = shrink(text, hint, capped, only=config.only, disable=config.disable, extra=extra)
-            out = replace(out, spill_error=error)
-        if out.spill_error and store is not None:
-            log.warning("could not save the full output in %s: %s", store.dir, out.spill_error)
+        out = _shrink_part(text, hint, budget, store, config, extra)
         if out.locator and store is not None and output_path is None:
             output_path = str(store.path_for(out.locator))
         new_texts.append(out.content)
         reduced = reduced or out.reduced
-
     if not reduced:
         return replace(result, truncated=False)
-    if isinstance(result.llm_content, str):
-        content: str | list[dict[str, Any]] = new_texts[0]
-    else:
-        content = list(result.llm_content)
-        for (index, _), text in zip(parts, new_texts, strict=True):
-            assert index is not None
-            content[index] = {**content[index], "text": text}
+    content = _with_texts(result.llm_content, parts, new_texts)
     return replace(result, llm_content=content, truncated=True, output_path=output_path)
+
+
+def _over_limits(texts: Sequence[str], config: HookConfig) -> bool:
+    """True when the text parts together (joined by a newline) exceed a limit (`>`)."""
+    total_chars = sum(len(t) for t in texts) + max(0, len(texts) - 1)
+    total_lines = sum(t.count("\n") + (0 if t.endswith("\n") else 1) for t in texts if t)
+    over_chars = bool(config.max_chars) and total_chars > config.max_chars
+    over_lines = bool(config.max_lines) and total_lines > config.max_lines
+    return over_chars or over_lines
+
+
+def _hint_of(result: ToolResult, config: HookConfig) -> Hint:
+    """What the result says about itself, cleaned; a failed result without a failing exit code
+    counts as exit code 1."""
+    exit_code = result.exit_code
+    if result.is_error and exit_code in (None, 0):
+        exit_code = 1
+    query = result.query or config.query
+    return Hint(
+        tool=_clean(result.tool) if result.tool else None,
+        command=_clean(result.command) if result.command else None,
+        path=_clean(result.path) if result.path else None,
+        query=_clean(query) if query else None,
+        exit_code=exit_code,
+    )
+
+
+def _shrink_part(
+    text: str,
+    hint: Hint,
+    budget: Budget,
+    store: FileSpillStore | None,
+    config: HookConfig,
+    extra: Sequence[Reducer],
+) -> Shrunk:
+    """One text part shrunk to `budget`; without a saved original, an over-long line keeps its
+    head (a line cap) rather than only a marker."""
+    out = shrink(
+        text, hint, budget, spill=store, only=config.only, disable=config.disable, extra=extra
+    )
+    cap = max(budget.max_chars // 2, MIN_CHARS) if budget.max_chars else 0
+    if (
+        out.reduced
+        and out.locator is None
+        and cap
+        and not 0 < config.max_line_chars <= cap
+        and _longest_line(text) > budget.max_chars
+    ):
+        capped = Budget(budget.max_chars, budget.max_lines, cap)
+        error = out.spill_error
+        out = shrink(text, hint, capped, only=config.only, disable=config.disable, extra=extra)
+        out = replace(out, spill_error=error)
+    if out.spill_error and store is not None:
+        log.warning("could not save the full output in %s: %s", store.dir, out.spill_error)
+    return out
+
+
+def _with_texts(
+    content: str | list[dict[str, Any]],
+    parts: Sequence[tuple[int | None, str]],
+    texts: Sequence[str],
+) -> str | list[dict[str, Any]]:
+    """`content` with its text parts replaced by `texts` (other parts as they were)."""
+    if isinstance(content, str):
+        return texts[0]
+    replaced = list(content)
+    for (index, _), text in zip(parts, texts, strict=True):
+        assert index is not None
+        replaced[index] = {**replaced[index], "text": text}
+    return replaced
 
 
 _ALIASES = {

@@ -657,6 +657,7 @@ def _fill(
     chars, rows = _total(pieces, layout)
     added: list[_Piece] = []
     misses = 0
+    kept = order.kept if isinstance(order, salience.Ranking) else None
     for i in order:
         if not gap_starts or misses >= MAX_MISSES:
             break
@@ -679,6 +680,8 @@ def _fill(
         misses = 0
         chars, rows = new_chars, new_rows
         added.append(_Piece(i, i + 1, 0, None, cost, 1))
+        if kept is not None:
+            kept(i)
         del gap_end[a]
         if i > a:
             gap_end[a] = i
@@ -819,15 +822,35 @@ def _ties_by_salience(name: str, relevance: object, lines: Lines) -> bool:
     return relevance is None and name not in ("semantic", "size") and len(lines.text) <= TIES_CHARS
 
 
+def _endings(lines: Lines, score: dict[int, int] | None, level: int) -> list[int]:
+    """The lines no plan drops first: the last non-blank line, and the last lines of the second
+    half that salience scores at `level` or more in `score` (`MAX_PROTECTED` of them): exit
+    statuses (`salience.END`), or summaries too (`salience.SUMMARY`)."""
+    found: set[int] = set()
+    n = len(lines)
+    last = n - 1
+    while last > 0 and not lines.lines[last].strip():
+        last -= 1
+    found.add(last)
+    if score is not None:
+        ends = sorted(i for i, value in score.items() if value >= level and i >= n // 2)
+        found.update(ends[-MAX_PROTECTED:])
+    return sorted(found)
+
+
 def _protect(
-    pieces: list[_Piece], layout: _Layout, score: dict[int, int], max_chars: int
+    pieces: list[_Piece],
+    layout: _Layout,
+    protected: Iterable[int],
+    max_chars: int,
+    raise_kept: bool = True,
 ) -> list[_Piece]:
-    """The plan with the last summaries and exit statuses salience finds (`MAX_PROTECTED` of
-    them, each shorter than a tenth of the budget), added at the plan's top priority where no
-    piece covers them: how a run ended is never the first thing a reducer's plan drops."""
+    """The plan with the `protected` lines (each shorter than a tenth of the budget) added at the
+    plan's top priority where no piece covers them, and (with `raise_kept`) raised to it where a
+    piece keeps them lower: how a run began and ended is never the first thing a reducer's plan
+    drops."""
     top = max(piece.priority for piece in pieces)
-    found = sorted(i for i, value in score.items() if value >= salience.SUMMARY)
-    for i in found[-MAX_PROTECTED:]:
+    for i in protected:
         cost = layout.line_cost(i)
         if max_chars and cost > max_chars // 10:
             continue
@@ -837,7 +860,7 @@ def _protect(
             pieces.insert(k + 1, _Piece(i, i + 1, top, None, cost, 1))
             continue
         piece = pieces[k]
-        if piece.summary is not None or piece.priority >= top:
+        if piece.summary is not None or piece.priority >= top or not raise_kept:
             continue
         # the line leaves the piece that holds it, at the top priority
         parts = [
@@ -905,11 +928,17 @@ def _fit(
     direction = _overflow(module, hint) if name != "size" else size_direction(hint)
     planned = len(pieces)
     relevance = _relevance(pieces, lines, hint) if hint.query and name != "semantic" else None
-    if _ties_by_salience(name, relevance, lines) and not _fits(pieces, layout, max_chars, max_rows):
-        scores = salience.Scores(lines, hint, max_chars).score
-        pieces = _protect(pieces, layout, scores, max_chars)
+    if name != "size" and relevance is None:
+        ties = _ties_by_salience(name, relevance, lines)
+        scores = salience.Scores(lines, hint, max_chars).score if ties else None
+        # the last line and exit statuses join every plan; summaries too, and inside the plan,
+        # when it must drop pieces
+        pieces = _protect(pieces, layout, _endings(lines, scores, salience.END), max_chars, False)
+        if scores is not None and not _fits(pieces, layout, max_chars, max_rows):
+            endings = _endings(lines, scores, salience.SUMMARY)
+            pieces = _protect(pieces, layout, endings, max_chars)
+            relevance = _salience_of(pieces, scores)
         planned = len(pieces)
-        relevance = _salience_of(pieces, scores)
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
@@ -962,6 +991,123 @@ def shrink(
     return _shrink(text, hint, budget, spill, only, disable, extra)
 
 
+class _Room(NamedTuple):
+    """Where the original was saved and the budget left for the body once the footer is counted."""
+
+    locator: str | None
+    spill_problem: str
+    use_footer: bool
+    footer_min: str
+    chars: int
+    rows: int
+
+
+def _room_for_body(text: str, hint: Hint, budget: Budget, spill: SpillSaver | None) -> _Room:
+    """Save the original (when a store is given) and reserve the footer's room."""
+    locator: str | None = None
+    spill_problem = ""
+    if spill is not None:
+        try:
+            locator = spill.save(text, hint.tool)
+        except (OSError, ValueError) as error:
+            spill_problem = str(error) or type(error).__name__
+    max_chars, max_rows = budget.max_chars, budget.max_lines
+    footer_min = f"[full output saved as {locator}]" if locator else ""
+    footer_cost = len(footer_min) + 1
+    if max_chars >= FOOTER_NOTE_FROM:
+        footer_cost += FOOTER_NOTE_ROOM
+    use_footer = bool(locator) and (
+        (not max_chars or max_chars >= footer_cost + MIN_CHARS) and (not max_rows or max_rows >= 2)
+    )
+    body_chars = max_chars - footer_cost if use_footer and max_chars else max_chars
+    body_rows = max_rows - 1 if use_footer and max_rows else max_rows
+    return _Room(locator, spill_problem, use_footer, footer_min, body_chars, body_rows)
+
+
+def _first_fit(
+    chain: Sequence[Reducer], text: str, hint: Hint, budget: Budget, layout: _Layout, room: _Room
+) -> tuple[_Fit, Reducer, list[str]]:
+    """The fitted plan of the first reducer of `chain` that recognises `text`, that reducer, and
+    the failures of those before it (`size` always answers)."""
+    problems: list[str] = []
+    for module in chain:
+        name = module.name
+        try:
+            if not module.detect(text, hint):
+                continue
+            plan = module.reduce(text, hint, budget)
+            if plan is None:
+                continue
+            fit = _fit(plan, module, layout.lines, layout, hint, room.chars, room.rows)
+        except Exception as error:
+            if name == "size":
+                raise
+            problems.append(f"reducer {name} failed: {type(error).__name__}: {error}")
+            continue
+        if fit is not None:
+            return fit, module, problems
+    raise AssertionError("the size reducer always answers")
+
+
+def _describe(chosen: Reducer, strategy: str, budget: Budget, regions: Sequence[str]) -> str:
+    """A few words on what the strategy kept, for the note."""
+    if strategy == "size:line-cap":
+        return f"long lines capped at {budget.max_line_chars:,} characters"
+    if strategy.startswith("salience"):
+        read_by = f"; regions read by {', '.join(regions)}" if regions else ""
+        return salience.DESCRIBE + read_by
+    return str(getattr(chosen, "describe", "") or "")
+
+
+def _footer(room: _Room, rows: list[str], max_chars: int, short_note: str, note: str) -> str:
+    """The longest spill footer that fits after `rows`."""
+    body_cost = sum(len(row) + 1 for row in rows)
+    for footer in (
+        f"[full output saved as {room.locator}: {short_note}]",
+        f"[full output saved as {room.locator}: {note}]",
+    ):
+        if not max_chars or body_cost + len(footer) + 1 <= max_chars:
+            return footer
+    return room.footer_min
+
+
+def _complete(
+    fit: _Fit,
+    chosen: Reducer,
+    chain: Sequence[Reducer],
+    hint: Hint,
+    budget: Budget,
+    layout: _Layout,
+    room: _Room,
+) -> tuple[list[_Piece], str, int, list[str]]:
+    """The final pieces, the strategy's name, how many lines the fill added and the reducers
+    that read regions: the salience fallback reads regions; a reducer's plan that leaves room
+    is filled by salience."""
+    lines = layout.lines
+    if chosen.name == "size" and fit.suffix == "salience":
+        pieces, regions = _by_regions(lines, hint, budget, chain, layout, room.chars, room.rows)
+        return pieces, "+".join(["salience", *regions]), 0, regions
+    if chosen.name == "size":
+        return fit.pieces, fit.suffix or "size:line-cap", 0, []
+    pieces, filled = fit.pieces, 0
+    if _room(pieces, layout, room.chars, room.rows):
+        order = salience.order(lines, hint, room.chars)
+        pieces, filled = _fill(pieces, layout, order, room.chars, room.rows)
+    return pieces, chosen.name + fit.suffix, filled, []
+
+
+def _more_notes(filled: int, room: _Room) -> list[str]:
+    """What the note says besides the strategy: the fill, where the original is or why not."""
+    parts: list[str] = []
+    if filled:
+        parts.append(f"{plural(filled, 'more line')} kept by salience in the room left")
+    if room.locator:
+        parts.append(f"full original at {room.locator}")
+    if room.spill_problem:
+        parts.append(f"the original could not be saved ({room.spill_problem})")
+    return parts
+
+
 def _shrink(
     text: str,
     hint: Hint | None,
@@ -979,97 +1125,22 @@ def _shrink(
     chain = reducer_chain(only, disable, extra)
     lines = split(text)
     n = len(lines)
-
-    locator: str | None = None
-    spill_problem = ""
-    if spill is not None:
-        try:
-            locator = spill.save(text, hint.tool)
-        except (OSError, ValueError) as error:
-            spill_problem = str(error) or type(error).__name__
-
-    max_chars, max_rows = budget.max_chars, budget.max_lines
-    footer_min = f"[full output saved as {locator}]" if locator else ""
-    footer_cost = len(footer_min) + 1
-    if max_chars >= FOOTER_NOTE_FROM:
-        footer_cost += FOOTER_NOTE_ROOM
-    use_footer = bool(locator) and (
-        (not max_chars or max_chars >= footer_cost + MIN_CHARS) and (not max_rows or max_rows >= 2)
-    )
-    body_chars = max_chars - footer_cost if use_footer and max_chars else max_chars
-    body_rows = max_rows - 1 if use_footer and max_rows else max_rows
-
+    room = _room_for_body(text, hint, budget, spill)
     layout = _Layout(lines, budget.max_line_chars)
-    problems: list[str] = []
-    fit: _Fit | None = None
-    chosen: Reducer | None = None
-    for module in chain:
-        name = module.name
-        try:
-            if not module.detect(text, hint):
-                continue
-            plan = module.reduce(text, hint, budget)
-            if plan is None:
-                continue
-            fit = _fit(plan, module, lines, layout, hint, body_chars, body_rows)
-        except Exception as error:
-            if name == "size":
-                raise
-            problems.append(f"reducer {name} failed: {type(error).__name__}: {error}")
-            continue
-        if fit is not None:
-            chosen = module
-            break
-    assert fit is not None and chosen is not None
-
+    fit, chosen, problems = _first_fit(chain, text, hint, budget, layout, room)
     layout.label = fit.label
-    name = chosen.name
-    pieces, filled = fit.pieces, 0
-    parts_by: list[str] = []
-    describe_regions = ""
-    if name == "size" and fit.suffix == "salience":
-        pieces, parts_by = _by_regions(lines, hint, budget, chain, layout, body_chars, body_rows)
-        if parts_by:
-            fit = fit._replace(suffix="salience+" + "+".join(parts_by))
-    elif name != "size" and _room(pieces, layout, body_chars, body_rows):
-        order = salience.order(lines, hint, body_chars)
-        pieces, filled = _fill(pieces, layout, order, body_chars, body_rows)
-    rows, spans = _render(_fill_cheap_gaps(pieces, layout, body_rows), layout)
-    if name == "size":
-        strategy = "size:line-cap" if not fit.suffix else fit.suffix
-        if parts_by:
-            describe_regions = f"; regions read by {', '.join(parts_by)}"
-    else:
-        strategy = name + fit.suffix
+    pieces, strategy, filled, regions = _complete(fit, chosen, chain, hint, budget, layout, room)
+    rows, spans = _render(_fill_cheap_gaps(pieces, layout, room.rows), layout)
     kept_lines = sum(1 for span in spans if span.kind in ("line", "capped"))
-    describe = str(getattr(chosen, "describe", "") or "")
-    if strategy == "size:line-cap":
-        describe = f"long lines capped at {budget.max_line_chars:,} characters"
-    elif strategy.startswith("salience"):
-        describe = salience.DESCRIBE + describe_regions
+    describe = _describe(chosen, strategy, budget, regions)
     note = f"kept {kept_lines:,} of {n:,} lines ({strategy})"
     short_note = f"{note}: {describe}" if describe else note
-
-    if use_footer:
-        body_cost = sum(len(row) + 1 for row in rows)
-        for footer in (
-            f"[full output saved as {locator}: {short_note}]",
-            f"[full output saved as {locator}: {note}]",
-            footer_min,
-        ):
-            if not max_chars or body_cost + len(footer) + 1 <= max_chars:
-                break
-        rows.append(footer)
+    if room.use_footer:
+        rows.append(_footer(room, rows, budget.max_chars, short_note, note))
         spans.append(Span("footer", 0, 0))
-    parts = [short_note]
-    if filled:
-        parts.append(f"{plural(filled, 'more line')} kept by salience in the room left")
-    if locator:
-        parts.append(f"full original at {locator}")
-    if spill_problem:
-        parts.append(f"the original could not be saved ({spill_problem})")
-    if not budget.max_line_chars and body_chars:
-        parts.extend(_uncut_lines_note(lines, spans, body_chars))
+    parts = [short_note, *_more_notes(filled, room)]
+    if not budget.max_line_chars and room.chars:
+        parts.extend(_uncut_lines_note(lines, spans, room.chars))
     parts.extend(problems)
     # the newline that ends the last line stays when that line is kept (it costs no more than
     # the budget counted for the row)
@@ -1077,7 +1148,14 @@ def _shrink(
     content = "\n".join(rows) + ("\n" if rows and (rows[-1] == "" or ends_kept) else "")
     stats = Stats(len(text), n, len(content), count_lines(content), kept_lines, n - kept_lines)
     return Shrunk(
-        content, True, strategy, "; ".join(parts), stats, locator, tuple(spans), spill_problem
+        content,
+        True,
+        strategy,
+        "; ".join(parts),
+        stats,
+        room.locator,
+        tuple(spans),
+        room.spill_problem,
     )
 
 

@@ -6,18 +6,21 @@ The regular expressions then run once over one representative line of each templ
 every line, and what they find holds for the whole group:
 
 - signal words (error, fail, fatal, exception, panic, denied, refused, conflict, traceback,
-  abort, segfault, codes like `E0308`, a non-zero exit...) and weaker ones (warning, skipped);
+  abort, segfault, codes like `E0308`, a non-zero exit...) and weaker ones (warning, skipped),
+  unless they are part of a name (`liberror`, `src/errors/`, `std::panicking::begin_panic`);
 - summaries with counts in any words (`211 warnings and 2 errors`, `Tests: 3 failed, 40 passed`);
 - structure: section headings, table header rows (the row above a `----` rule), the first lines
   of blocks after a blank line, the first and the last lines of the output.
 
 A repeated template is represented by its first and last lines; its middle lines are routine.
-In a repetitive output, a template seen once is itself a signal. Around each strong line a few
-lines of context rank next; then lines from both ends, as a blind cut would keep them.
+In a repetitive output, a template seen once is itself a signal (but rows of encoded data). Rows
+that stand out in a column of a table, and lines sharing an id with an error, rank too.
 
-`order` yields line indices, most important first; among equals the later line first (the last
+`order` gives line indices, most important first; among equals the later line first (the last
 error and the final summary outrank the first ones). The pipeline adds lines in that order while
-they fit the budget, so every gap keeps its exact omission marker.
+they fit the budget, so every gap keeps its exact omission marker, and tells the `Ranking` what
+it kept: the neighbours of a kept signal, heading or summary rank next (context grows around
+what is kept, within its block); then lines from both ends, as a blind cut would keep them.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from klipui.shrink.plan import Hint, Keep
 from klipui.shrink.segments import Region
@@ -43,6 +47,10 @@ FLOOR = 800
 END_BAND = 540
 """The next `budget // FLOOR_SHARE` characters from each end: below weak signals, table outliers
 and headings, above context and rare lines."""
+ROUTINE = 3
+ROUTINE_BAND = 200
+"""A line near an end whose template is seen `ROUTINE` times or more (one of a run of alike
+lines) ranks this much lower in the end band: below context and rare lines."""
 PLANNED = 880
 """Lines a region's reducer keeps at its top priority."""
 PLAN_STEP = 150
@@ -89,15 +97,18 @@ MAX_ECHOES = 4
 """An id found more often than this is no link between lines (a date, a host name)."""
 ECHO = 420
 ECHO_BLOCK = 6
-_ID = re.compile(r"0x[0-9a-fA-F]{4,}|\b\d{4,}\b|\b[A-Za-z_][\w-]*\d[\w-]*\b")
-"""Ids: addresses, numbers of 4 digits or more, names holding a digit."""
+_ID = re.compile(
+    r"[\w-]+\.\w+:\d+(?::\d+)?|0x[0-9a-fA-F]{4,}|\b\d{4,}\b|\b[A-Za-z_][\w-]*\d[\w-]*\b"
+)
+"""Ids: source locations (`main.rs:14:27`), addresses, numbers of 4 digits or more, names
+holding a digit."""
 MAX_COLUMN_LINES = 20_000
 """Outputs with more lines are not read as tables (their templates must do)."""
 MIN_TABLE_ROWS = 12
 COLUMN_QUANTILE = 0.8
 MAX_COLUMNS = 12
 MAX_OUTLIERS = 12
-TOP_VALUES = 3
+TOP_VALUES = 6
 COLUMN_RARE = 620
 COLUMN_TOP = 610
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*(?:\.\d+)?)[ \t]*(%|[KMGTkmgt](?:i?B)?|B|ms|s|us|µs)?")
@@ -144,7 +155,7 @@ _SUMMARY = re.compile(
     r"|(?i:\b\d[\d,.]*\s+(?:tests?|passed|failed|failures?|errors?|warnings?|skipped|problems?"
     r"|issues?|files?|packages?|items?|checks?|examples?|specs?|suites?|assertions?|cases?"
     r"|vulnerabilit\w+|commits?|insertions?|deletions?|changes?|modules?|crates?|targets?"
-    r"|lines?|records?|rows?)\b)|(?i:\b(?:total|found|done)\b.*\d)"
+    r"|lines?|records?|rows?)\b(?!=))|(?i:\b(?:total|found|done)\b.*\d)"
 )
 _HEADING = re.compile(
     r"^(?:#{1,6}[ \t]\S|[=*#~-]{3,}[ \t]*\S|\S[^\n]{0,78}:[ \t]*$|[A-Z][A-Z0-9 _/&()-]{2,60}$"
@@ -167,6 +178,9 @@ _ZERO = re.compile(
     r"|\bwithout (?:errors?|failures?|warnings?)\b"
 )
 """Counts of zero and denials ("0 errors", "Failures: 0", "no errors"): not a signal."""
+_DATA = re.compile(r"\s*(?:[0-9A-Fa-f]{2,8}[ \t:-]+){8}|\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")
+"""A row of encoded data: a hex dump (8 groups of hex digits and more) or a base64 block."""
+_ANSI_END = re.compile(r"\x1b\[[\d;]*m\Z")
 _RULE = re.compile(r"^[ \t]*[-=+|:_ ]*[-=]{3,}[-=+|:_ ]*$", re.MULTILINE)
 
 
@@ -228,7 +242,7 @@ def _code_lines(text: str, starts: list[int]) -> dict[int, str]:
     found: dict[int, str] = {}
     for match in _CODE.finditer(text):
         start = match.start()
-        if start and text[start - 1].isalnum():
+        if start and (text[start - 1].isalnum() or text[start - 1] in "-_"):
             continue
         letters = len(match.group()) - len(match.group().lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
         if letters > 5:
@@ -257,6 +271,23 @@ def _emphatic(original: str, start: int, end: int) -> bool:
     return len(line.split()) <= 6
 
 
+def _inside_name(original: str, start: int, end: int) -> bool:
+    """True when the lower-case signal word at `original[start:end]` is part of a name, not a
+    report: inside a word (`liberror`, not `ValueError` or a coloured `\\x1b[91merror`), a path
+    (`lib/errors.py`) or a qualified name (`std::panicking::begin_panic`)."""
+    if original[start].isupper():
+        return False
+    if start and original[start - 1].isalpha():
+        return not _ANSI_END.search(original, max(0, start - 12), start)
+    line_start = original.rfind("\n", 0, start) + 1
+    line_end = original.find("\n", end)
+    line_end = len(original) if line_end < 0 else line_end
+    left = max(original.rfind(" ", line_start, start), original.rfind("\t", line_start, start))
+    rights = [k for k in (original.find(c, end, line_end) for c in " \t") if k >= 0]
+    token = original[max(left + 1, line_start) : min(rights, default=line_end)]
+    return "/" in token or "\\" in token or "::" in token
+
+
 def searching(hint: Hint) -> bool:
     """True for the results of a search (a grep-like tool or command)."""
     tool = (hint.tool or "").lower()
@@ -282,6 +313,8 @@ def _signals(
         for start, end in sorted(spans):
             if any(a <= start - offset < b for a, b in zero) or lowered[start:end] in common:
                 continue
+            if _inside_name(original, start, end):
+                continue
             if _emphatic(original, start, end):
                 strong.add(line)
                 break
@@ -289,7 +322,31 @@ def _signals(
     return strong, mentions - strong
 
 
-_last_scan: tuple[Lines, tuple[Hint, int], dict[int, int]] | None = None
+class _Templates(NamedTuple):
+    """The lines of an output grouped by template."""
+
+    shapes: list[bytes]
+    """The template of each line."""
+    counts: Counter[bytes]
+    first: dict[bytes, int]
+    last: dict[bytes, int]
+    groups: list[bytes]
+    """The templates in order of their first line."""
+    reps: list[str]
+    """The first line of each template, in the order of `groups`."""
+
+
+def _group(lines: Lines) -> _Templates:
+    shapes = _templates(lines.text)
+    n = len(shapes)
+    first = dict(zip(reversed(shapes), range(n - 1, -1, -1), strict=True))
+    last = dict(zip(shapes, range(n), strict=True))
+    groups = list(first)
+    reps = [lines.lines[first[g]] for g in groups]
+    return _Templates(shapes, Counter(shapes), first, last, groups, reps)
+
+
+_last_scan: tuple[Lines, tuple[Hint, int], dict[int, int], _Templates | None] | None = None
 """The scores of the last scan: a shrink that ranks a plan's pieces by salience and then fills
 by salience scans the same lines with the same hint and budget twice."""
 
@@ -303,30 +360,56 @@ class Scores:
         self.budget = budget
         self.n = len(lines)
         self.score: dict[int, int] = {}
+        self.templates: _Templates | None = None
         global _last_scan
         last = _last_scan
         if last is not None and last[0] is lines and last[1] == (hint, budget):
             self.score = dict(last[2])
+            self.templates = last[3]
         elif self.n:
             self._scan()
-            _last_scan = (lines, (hint, budget), dict(self.score))
+            _last_scan = (lines, (hint, budget), dict(self.score), self.templates)
+
+    def routine(self, i: int) -> bool:
+        """True when line `i` shares its template with at least `ROUTINE` lines."""
+        t = self.templates
+        return t is not None and t.counts[t.shapes[i]] >= ROUTINE
 
     def _raise(self, index: int, value: int) -> None:
         if self.score.get(index, -1) < value:
             self.score[index] = value
 
     def _scan(self) -> None:
-        lines, n = self.lines.lines, self.n
-        shapes = _templates(self.lines.text)
-        counts = Counter(shapes)
-        first = dict(zip(reversed(shapes), range(n - 1, -1, -1), strict=True))
-        last = dict(zip(shapes, range(n), strict=True))
-        groups = list(first)
-        reps = [lines[first[g]] for g in groups]
-        rep_text = "\n".join(reps)
+        t = self.templates = _group(self.lines)
+        rep_text = "\n".join(t.reps)
         rep_starts = [0]
-        for rep in reps:
+        for rep in t.reps:
             rep_starts.append(rep_starts[-1] + len(rep) + 1)
+        group_score = self._group_scores(rep_text, rep_starts, t.reps)
+        self._families(t, group_score)
+        # a table header: the row above a rule line; a heading's first line of content
+        for k in _hits(_RULE, rep_text, rep_starts):
+            g = t.groups[k]
+            for i in (t.first[g], t.last[g]):
+                if i > 0:
+                    self._raise(i - 1, HEADING)
+        for k in _hits(_HEADING, rep_text, rep_starts):
+            i = t.first[t.groups[k]]
+            if i + 1 < self.n and not _DATA.match(self.lines.lines[i + 1]):
+                self._raise(i + 1, HEADING - 50)
+        strongest = sorted(i for i, value in self.score.items() if value >= STRONG)
+        self._context(strongest)
+        self._echoes(strongest)
+        self._distinct(t)
+        self._columns()
+        self._blocks()
+        self._ends()
+
+    def _group_scores(
+        self, rep_text: str, rep_starts: list[int], reps: list[str]
+    ) -> dict[int, int]:
+        """The score of each template (by index) its representative line earns: signal words,
+        codes, summaries, exit statuses, headings and definitions."""
         lowered = rep_text.lower()
         if len(lowered) != len(rep_text):
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
@@ -337,91 +420,78 @@ class Scores:
         strong |= {k for k, letter in codes.items() if letter in "EF"}
         weak = set(_word_hits(lowered, WEAK_WORDS, rep_starts)) | set(codes) | mentions
         counted = set(_word_hits(lowered, COUNT_WORDS, rep_starts)) | strong | weak
-        summary = _lines_matching(_SUMMARY, counted, reps)
-        exits = _lines_matching(_EXIT, _word_hits(lowered, EXIT_WORDS, rep_starts), reps)
-        headings = _hits(_HEADING, rep_text, rep_starts)
-        definitions = _hits(_DEFINITION, rep_text, rep_starts)
-        rules = _hits(_RULE, rep_text, rep_starts)
-        signal = RARE + 20 if reading else STRONG
         group_score: dict[int, int] = {}
         for found, value in (
-            (headings, HEADING),
-            (definitions, DEFINITION),
+            (_hits(_HEADING, rep_text, rep_starts), HEADING),
+            (_hits(_DEFINITION, rep_text, rep_starts), DEFINITION),
             (weak, WEAK if not reading else BLOCK),
-            (strong, signal),
-            (summary, SUMMARY if not reading else HEADING),
-            (exits, END),
+            (strong, RARE + 20 if reading else STRONG),
+            (_lines_matching(_SUMMARY, counted, reps), SUMMARY if not reading else HEADING),
+            (_lines_matching(_EXIT, _word_hits(lowered, EXIT_WORDS, rep_starts), reps), END),
         ):
             for k in found:
                 if group_score.get(k, -1) < value:
                     group_score[k] = value
-        # templates that differ only in names, paths and quoted strings (the same message
-        # about another thing) form one family: its first and last lines score fully, the
-        # lines between less
+        return group_score
+
+    def _families(self, t: _Templates, group_score: dict[int, int]) -> None:
+        """Templates that differ only in names, paths and quoted strings (the same message about
+        another thing) form one family: its last line scores fully, its first a little less,
+        the lines between less still (`REPEATED` for a strong signal)."""
         families: dict[tuple[bytes, int], list[bytes]] = {}
         for k, value in group_score.items():
-            g = groups[k]
+            g = t.groups[k]
             if g == b"" and value < STRONG:
                 continue  # lines of only digits, rules or white space, repeated
-            families.setdefault((family(reps[k]), value), []).append(g)
+            families.setdefault((family(t.reps[k]), value), []).append(g)
         spread: dict[bytes, int] = {}
         for (_, value), members in families.items():
-            lo = min(first[g] for g in members)
-            hi = max(last[g] for g in members)
+            lo = min(t.first[g] for g in members)
+            hi = max(t.last[g] for g in members)
             self._raise(hi, value)
             if lo != hi:
                 self._raise(lo, value - 50)
-                if sum(counts[g] for g in members) > 2:
+                if sum(t.counts[g] for g in members) > 2:
                     middle = REPEATED if value >= STRONG else min(value, DISTINCT)
                     for g in members:
                         spread[g] = max(spread.get(g, 0), middle)
-        if sum(counts[g] for g in spread) > MAX_SPREAD_LINES:
-            spread = {}  # so many repeats that their first and last must do
+        if sum(t.counts[g] for g in spread) > MAX_SPREAD_LINES:
+            return  # so many repeats that their first and last must do
         if len(spread) > MAX_SPREAD:
-            for i, shape in enumerate(shapes):
+            for i, shape in enumerate(t.shapes):
                 spread_at = spread.get(shape)
                 if spread_at is not None:
                     self._raise(i, spread_at)
-        else:
-            for shape, value in spread.items():
-                i = first[shape]
-                for _ in range(counts[shape]):
-                    self._raise(i, value)
-                    i = shapes.index(shape, i + 1) if i < last[shape] else i
-        # a table header: the row above a rule line; a heading's first line of content
-        for k in rules:
-            g = groups[k]
-            for i in (first[g], last[g]):
-                if i > 0:
-                    self._raise(i - 1, HEADING)
-        for k in headings:
-            i = first[groups[k]]
-            if i + 1 < n:
-                self._raise(i + 1, HEADING - 50)
-        strongest = sorted(i for i, value in self.score.items() if value >= STRONG)
-        # context around strong lines
-        for i, value in list(self.score.items()):
-            if value >= STRONG:
-                for distance, context in enumerate(CONTEXT, 1):
-                    for j in (i - distance, i + distance):
-                        if 0 <= j < n:
-                            self._raise(j, context)
-        self._echoes(strongest)
-        # distinct items: first and last of each repeated template; rare ones in repetitive text
-        repeated = sum(c for c in counts.values() if c >= 3)
-        rare_too = repeated >= REPETITIVE * n
-        for g, c in counts.items():
+            return
+        for shape, value in spread.items():
+            i = t.first[shape]
+            for _ in range(t.counts[shape]):
+                self._raise(i, value)
+                i = t.shapes.index(shape, i + 1) if i < t.last[shape] else i
+
+    def _context(self, strongest: list[int]) -> None:
+        """Lines 1, 2 and 3 away from a strong line rank at `CONTEXT`."""
+        for i in strongest:
+            for distance, context in enumerate(CONTEXT, 1):
+                for j in (i - distance, i + distance):
+                    if 0 <= j < self.n:
+                        self._raise(j, context)
+
+    def _distinct(self, t: _Templates) -> None:
+        """The first and last line of each repeated template; in a repetitive output, each line
+        of a template seen once (but encoded data: a hex dump row, a base64 block)."""
+        repeated = sum(c for c in t.counts.values() if c >= 3)
+        rare_too = repeated >= REPETITIVE * self.n
+        for k, g in enumerate(t.groups):
+            c = t.counts[g]
             if not g:
                 continue
             if c == 1:
-                if rare_too:
-                    self._raise(first[g], RARE)
+                if rare_too and not _DATA.match(t.reps[k]):
+                    self._raise(t.first[g], RARE)
             else:
-                self._raise(first[g], DISTINCT)
-                self._raise(last[g], DISTINCT)
-        self._columns()
-        self._blocks()
-        self._ends()
+                self._raise(t.first[g], DISTINCT)
+                self._raise(t.last[g], DISTINCT)
 
     def _echoes(self, strong: list[int]) -> None:
         """Where an id of a strong line or its neighbours (a thread's address, a pid, a request
@@ -521,19 +591,37 @@ def column_outliers(lines: Sequence[str]) -> dict[int, int]:
         column = [fields[j] for fields in rows]
         values = Counter(column)
         if 1 < len(values) <= max(3, count // 20):
-            rare = sorted((c, v) for v, c in values.items() if c <= max(1, count // 50))
-            picked = [k for k, v in enumerate(column) if v in {v for _, v in rare}]
-            if 0 < len(picked) <= MAX_OUTLIERS:
-                for k in picked:
-                    found[index[k]] = max(found.get(index[k], 0), COLUMN_RARE)
-            continue
-        numbers = [_number(v) for v in column]
-        known = [(x, k) for k, x in enumerate(numbers) if x is not None]
-        if len(known) < COLUMN_QUANTILE * count or len({x for x, _ in known}) < MIN_TABLE_ROWS:
-            continue
-        for _, k in heapq.nlargest(TOP_VALUES, known):
-            found[index[k]] = max(found.get(index[k], 0), COLUMN_TOP)
+            picked, top = _rarest(column, values, max(1, count // 50)), COLUMN_RARE
+        else:
+            picked, top = _largest(column, count), COLUMN_TOP
+        for rank, k in enumerate(picked):
+            found[index[k]] = max(found.get(index[k], 0), top - rank)
     return found
+
+
+def _rarest(column: list[str], values: Counter[str], most: int) -> list[int]:
+    """Rows of `column` holding its rarest values (each seen at most `most` times), the rarest
+    value first, at most `MAX_OUTLIERS` rows: the odd status among many of a few kinds."""
+    rows_of: dict[str, list[int]] = {}
+    for k, value in enumerate(column):
+        if values[value] <= most:
+            rows_of.setdefault(value, []).append(k)
+    picked: list[int] = []
+    for value in sorted(rows_of, key=values.__getitem__):
+        rows = rows_of[value]
+        if len(picked) + len(rows) <= MAX_OUTLIERS:
+            picked += rows
+    return picked
+
+
+def _largest(column: list[str], count: int) -> list[int]:
+    """Rows of a numeric `column` with its largest values, the largest first (none when the
+    column is not numeric or has few distinct values)."""
+    numbers = [_number(v) for v in column]
+    known = [(x, k) for k, x in enumerate(numbers) if x is not None]
+    if len(known) < COLUMN_QUANTILE * count or len({x for x, _ in known}) < MIN_TABLE_ROWS:
+        return []
+    return [k for _, k in heapq.nlargest(TOP_VALUES, known)]
 
 
 def _ends_order(n: int, hint: Hint) -> Iterator[int]:
@@ -571,13 +659,83 @@ def _interleave(head: list[int], tail: list[int]) -> Iterator[int]:
             yield head[k]
 
 
-def order(
-    lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region] = ()
-) -> Iterator[int]:
+class Ranking:
+    """Line indices, most important first (see `order`); `kept(i)` after the pipeline keeps
+    the line just given makes its neighbours candidates (context grows around what is kept)."""
+
+    def __init__(
+        self,
+        lines: Lines,
+        floor: Iterable[int],
+        ranked: Iterator[tuple[int, int]],
+        rest: Iterator[int],
+        placed: frozenset[int] = frozenset(),
+    ) -> None:
+        self.lines = lines.lines
+        self.placed = placed
+        """Lines ranked for where they are (near an end), not for what they say: no context."""
+        self.floor = iter(floor)
+        self.ranked = ranked
+        self.rest = rest
+        self.pending: tuple[int, int] | None = None
+        self.context: list[tuple[int, int, int, int]] = []
+        """A heap of `(-score, -index, index, direction)` for the neighbours of kept lines."""
+        self.given: tuple[int, int, int] | None = None
+        """`(index, score, direction)` of the line just given (score 0: no context)."""
+
+    def __iter__(self) -> Ranking:
+        return self
+
+    def __next__(self) -> int:
+        for i in self.floor:
+            self.given = None
+            return i
+        if self.pending is None:
+            self.pending = next(self.ranked, None)
+        pending, context = self.pending, self.context
+        if context and (pending is None or -context[0][0] >= pending[0]):
+            negative, _, i, direction = heapq.heappop(context)
+            self.given = (i, -negative, direction)
+            return i
+        if pending is not None:
+            self.pending = None
+            self.given = (pending[1], pending[0], 0)
+            return pending[1]
+        self.given = None
+        return next(self.rest)
+
+    def kept(self, i: int) -> None:
+        """The pipeline kept line `i`, the one just given: its neighbours come next when their
+        context score (half the line's, then `CONTEXT_STEP` less a line further) beats the rest;
+        context does not cross a blank line."""
+        given = self.given
+        if given is None or given[0] != i or i in self.placed:
+            return
+        _, value, direction = given
+        if direction:
+            near = value - (CONTEXT_STEP // 2 if direction > 0 else CONTEXT_STEP)
+        elif value >= CONTEXT_FROM:
+            near = value // 2
+        else:
+            return
+        lines = self.lines
+        for step in (direction,) if direction else (-1, 1):
+            j = i + step
+            if near > 0 and 0 <= j < len(lines) and lines[j].strip():
+                heapq.heappush(self.context, (-near, -j, j, step))
+
+
+CONTEXT_FROM = 650
+"""A kept line scored at least this (a heading, a strong signal, a summary; not a weak signal
+or a table outlier, whose neighbours are just more rows) has its neighbours ranked as context."""
+CONTEXT_STEP = 100
+
+
+def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region] = ()) -> Ranking:
     """Line indices of `lines`: first those a head+tail cut of under a third of the budget keeps
     (`budget_chars // FLOOR_SHARE` at the end, `// HEAD_FLOOR_SHARE` at the start), then the most
-    salient, then every line from both ends inwards (a line may come twice; the pipeline skips
-    what it already keeps).
+    salient and the context of what is kept, then every line from both ends inwards (a line may
+    come twice; the pipeline skips what it already keeps).
 
     In `regions` a reducer recognised, its plan decides: the lines it keeps at its top priority
     rank just below strong signals, its other kept lines as weak signals, and the lines it drops
@@ -585,32 +743,35 @@ def order(
     """
     n = len(lines)
     if not n:
-        return
+        return Ranking(lines, (), iter(()), iter(()))
     share = budget_chars // FLOOR_SHARE if budget_chars else 0
     head_share = budget_chars // HEAD_FLOOR_SHARE if budget_chars else 0
-    if share:
-        yield from _interleave(*_end_lines(lines, head_share, share))
+    floor = list(_interleave(*_end_lines(lines, head_share, share))) if share else []
     scores = Scores(lines, hint, budget_chars)
     for region in regions:
         if region.reducer:
             _follow_plan(scores, region)
+    placed = {*range(min(3, n)), *range(max(0, n - 8), n)}
     if share:
         head, tail = _end_lines(lines, 2 * head_share, 2 * share)
         for rank, i in enumerate(_interleave(head, tail)):
-            scores._raise(i, END_BAND - rank // 8 if rank < 80 else END_BAND - 10)
-    yield from _by_score(scores.score)
-    yield from _ends_order(n, hint)
+            band = END_BAND - rank // 8 if rank < 80 else END_BAND - 10
+            scores._raise(i, band - ROUTINE_BAND if scores.routine(i) else band)
+        placed.update(head, tail)
+    ranked = _by_score(scores.score)
+    return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed))
 
 
-def _by_score(score: dict[int, int]) -> Iterator[int]:
-    """Lines by score, highest first; among equal scores from both ends of their order inwards,
-    the last first (the last error, then the first, the one before the last...)."""
+def _by_score(score: dict[int, int]) -> Iterator[tuple[int, int]]:
+    """`(score, line)` by score, highest first; among equal scores from both ends of their order
+    inwards, the last first (the last error, then the first, the one before the last...)."""
     levels: dict[int, list[int]] = {}
     for i, value in score.items():
         levels.setdefault(value, []).append(i)
     for value in sorted(levels, reverse=True):
         same = sorted(levels[value])
-        yield from _interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1])
+        for i in _interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1]):
+            yield value, i
 
 
 def _follow_plan(scores: Scores, region: Region) -> None:

@@ -1,5 +1,8 @@
 """The rows of one turn's events: blocks with a header line and a lazily drawn body.
 
+What each block shows is the engine's (`klipui.conversation.turn_items`); this module only
+gives it a look.
+
 A body is either a Rich renderable drawn at the view's width (markdown prose, a highlighted
 command, a diff) or plain text wrapped and highlighted one row at a time, so a 10 MB tool result
 costs only the rows on screen.
@@ -7,13 +10,12 @@ costs only the rows on screen.
 
 from __future__ import annotations
 
-import difflib
-import json
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any, Protocol
+from typing import Protocol
 
 from rich.cells import cell_len
 from rich.console import Console, RenderableType
@@ -25,35 +27,16 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.strip import Strip
 
+from klipui.conversation import CallBody, CallView, Item, ItemKind, turn_items
 from klipui.labels import clock, plural
-from klipui.session.blocks import blocks_text, message_content
-from klipui.session.display import clean_line, clean_text
-from klipui.session.model import Event, Session
-from klipui.shrink import BUILTIN_ORDER, Hint
-from klipui.shrink.hints import hint_for
+from klipui.session.display import clean_line
+from klipui.session.model import Session
+from klipui.shrink import LOG_SHAPES
 from klipui.widgets.format import human_size
 
 GUTTER = 2
 RICH_LIMIT = 40_000
 """Texts longer than this are drawn as plain wrapped rows instead of markdown or syntax."""
-HIDDEN_TYPES = frozenset({"turn/start", "turn/end", "step/start", "step/end"})
-SHOWN_TYPES = frozenset(
-    {
-        "user/message",
-        "assistant/message",
-        "tool/call",
-        "tool/result",
-        "compaction/summary",
-        "session/title",
-    }
-)
-
-
-SHAPES = BUILTIN_ORDER[: BUILTIN_ORDER.index("tree") + 1]
-"""Shapes the shrink engine's reducers recognise (its order up to `tree`; the rest are generic)."""
-LOG_SHAPES = frozenset({"tests", "build", "lint", "stacktrace", "install", "log"})
-DETECT_SAMPLE = 20_000
-"""Characters of a result the shape is guessed from (the label and colours only)."""
 
 
 class LogHighlighter(RegexHighlighter):
@@ -95,7 +78,7 @@ class TextBody:
         self._lines: list[str] | None = None
         self._width = -1
         self._starts: list[int] = []
-        self._highlighter: Highlighter = JSONHighlighter() if shape == "json" else ReprHighlighter()
+        self._highlighter: Highlighter = _highlighter("json" if shape == "json" else "text")
 
     @property
     def lines(self) -> list[str]:
@@ -165,123 +148,45 @@ class RichBody:
 
 @dataclass(slots=True)
 class Block:
-    """One event (or part of it) as shown: a header line and an optional body."""
+    """One item of a turn (or the note on how it ended) as shown: a header line and an optional
+    body."""
 
     kind: str
-    """prompt, assistant, thinking, call, result, error, image, compaction, title, meta."""
+    """An `ItemKind` value, or "ending" for the note on how a turn ended."""
     event_index: int
     header: Text
     body: Body | None = None
     collapsed: bool = False
-    sidechain: bool = False
-    payload: dict[str, Any] = field(default_factory=dict)
-    """What actions need: callId, the result text, tool name, arguments."""
-    text: str = ""
-    """What copying the block gives: its text, cleaned of control and escape sequences."""
+    item: Item | None = None
+    """What the engine decided this block shows (None for the ending note)."""
 
+    @property
+    def sidechain(self) -> bool:
+        return self.item is not None and self.item.sidechain
 
-def detect_shape(text: str, hint: Hint | None = None) -> str:
-    """The shape of a tool output as the shrink engine's reducers see it ("text" if none)."""
-    from klipui.shrink import builtin_reducers
-
-    sample = text[:DETECT_SAMPLE]
-    if len(text) > DETECT_SAMPLE:
-        sample = sample[: sample.rfind("\n") + 1] or sample
-    hint = hint or Hint()
-    for reducer in builtin_reducers():
-        if reducer.name not in SHAPES:
-            continue
-        try:
-            if reducer.detect(sample, hint):
-                return str(reducer.name)
-        except Exception:  # a detector's bug must not break drawing the session
-            continue
-    return "text"
-
-
-def _arguments(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except (ValueError, RecursionError):
-            return raw
-    return raw
-
-
-def _json_text(value: Any, indent: int | None = 2) -> str:
-    """`value` as indented JSON, cleaned for the screen (JSON escapes C0 controls, not C1)."""
-    try:
-        return clean_text(json.dumps(value, indent=indent, ensure_ascii=False, default=str))
-    except (ValueError, RecursionError):
-        return "(nested too deeply to show)"
+    @property
+    def text(self) -> str:
+        """What copying the block gives: its text, cleaned of control and escape sequences."""
+        return self.item.text if self.item is not None else ""
 
 
 def _syntax(code: str, lexer: str) -> Syntax:
     return Syntax(code, lexer, word_wrap=True, background_color="default", theme="ansi_dark")
 
 
-_EDIT_KEYS = (("old_string", "new_string"), ("oldText", "newText"), ("old_str", "new_str"))
-
-
-def edit_diff(args: dict[str, Any]) -> str | None:
-    """A unified diff of an edit call (Claude Edit/MultiEdit, pi edit), None when not an edit."""
-    path = str(args.get("file_path") or args.get("path") or "file")
-    edits = args.get("edits") if isinstance(args.get("edits"), list) else [args]
-    parts: list[str] = []
-    for edit in edits:
-        if not isinstance(edit, dict):
-            continue
-        for old_key, new_key in _EDIT_KEYS:
-            old, new = edit.get(old_key), edit.get(new_key)
-            if isinstance(old, str) and isinstance(new, str):
-                parts.append(
-                    "".join(
-                        difflib.unified_diff(
-                            old.splitlines(keepends=True),
-                            new.splitlines(keepends=True),
-                            f"a/{path}",
-                            f"b/{path}",
-                        )
-                    )
-                )
-                break
-    if not parts:
-        return None
-    return "\n".join(part if part.endswith("\n") else part + "\n" for part in parts)
-
-
-def call_body(name: str, arguments: Any, console: Console) -> Body:
-    """A tool call's arguments: a shell command as shell, an edit as a diff, else JSON; every
-    string from the session cleaned of control and escape sequences."""
-    args = _arguments(arguments)
-    if isinstance(args, str):
-        args = clean_text(args)
-    if isinstance(args, dict):
-        command = args.get("command") or args.get("cmd")
-        if isinstance(command, list):
-            command = " ".join(str(c) for c in command)
-        if isinstance(command, str) and len(command) < RICH_LIMIT:
-            extra = {k: v for k, v in args.items() if k not in ("command", "cmd")}
-            code = clean_text(command) + (f"\n# {_json_text(extra, None)}" if extra else "")
-            return RichBody(_syntax(code, "bash"), console)
-        diff = edit_diff(args)
-        if diff is not None:
-            diff = clean_text(diff)
-            if len(diff) < RICH_LIMIT:
-                return RichBody(_syntax(diff or "(no change)", "diff"), console)
-            return TextBody(diff, console, shape="diff")
-        for key in ("patch", "input", "diff"):
-            value = args.get(key)
-            if isinstance(value, str) and ("*** Begin Patch" in value or "\n@@" in value):
-                return TextBody(clean_text(value), console, shape="diff")
-        text = _json_text(args)
-    else:
-        text = clean_text(str(args))
-        if "*** Begin Patch" in text:
-            return TextBody(text, console, shape="diff")
-    if len(text) < RICH_LIMIT:
-        return RichBody(_syntax(text, "json"), console)
-    return TextBody(text, console, shape="json")
+def call_body(view: CallView, console: Console) -> Body:
+    """A tool call's arguments: a shell command as shell, an edit or patch as a diff, else
+    JSON; plain wrapped rows when too long for Rich."""
+    text = view.text
+    if view.body is CallBody.PATCH:
+        return TextBody(text, console, shape="diff")
+    if len(text) >= RICH_LIMIT:
+        return TextBody(text, console, shape="diff" if view.body is CallBody.DIFF else "json")
+    if view.body is CallBody.COMMAND:
+        return RichBody(_syntax(text, "bash"), console)
+    if view.body is CallBody.DIFF:
+        return RichBody(_syntax(text or "(no change)", "diff"), console)
+    return RichBody(_syntax(text, "json"), console)
 
 
 def prose_body(text: str, console: Console, style: Style | None = None) -> Body:
@@ -296,11 +201,6 @@ def prose_body(text: str, console: Console, style: Style | None = None) -> Body:
     return TextBody(text, console, style)
 
 
-def _is_sidechain(event: Event) -> bool:
-    """Sub-agent work lowered into the parent's log (`data.sidechain`, see the Claude format)."""
-    return isinstance(event.data, dict) and "sidechain" in event.data
-
-
 def build_blocks(
     session: Session,
     start: int,
@@ -308,203 +208,78 @@ def build_blocks(
     console: Console,
     styles: dict[str, Style],
     show_all: bool = False,
+    cancelled: Callable[[], bool] | None = None,
 ) -> list[Block]:
-    """The blocks of `session.events[start:end]`, in order."""
+    """The blocks of `session.events[start:end]`, in order ([] when `cancelled()`)."""
+    return blocks_of(turn_items(session, start, end, show_all, cancelled), console, styles)
+
+
+def blocks_of(items: list[Item], console: Console, styles: dict[str, Style]) -> list[Block]:
+    """A block for each item, its header marked as sidechain work and stamped with its time."""
     blocks: list[Block] = []
-    calls: dict[str, tuple[str, Any]] = {}
     last_time: int | None = None
-    for index in range(start, end):
-        event = session.events[index]
-        if event.type == "tool/call":
-            calls[str(event.data.get("callId") or "")] = (
-                str(event.data.get("name") or ""),
-                event.data.get("arguments"),
-            )
-        sidechain = _is_sidechain(event)
-        before = len(blocks)
-        _event_blocks(event, index, console, styles, show_all, blocks, calls)
-        for block in blocks[before:]:
-            block.sidechain = sidechain
-            if sidechain:
-                block.header = Text.assemble(("⑂ sidechain ", styles["sidechain"]), block.header)
-        stamp = _valid_time(event.time)
-        if stamp is not None and len(blocks) > before and blocks[before].kind in STAMPED:
-            blocks[before].header.append(f"  {clock(stamp, last_time)}", styles["meta"])
-            last_time = stamp
+    for item in items:
+        block = _block(item, console, styles)
+        if item.sidechain:
+            block.header = Text.assemble(("⑂ sidechain ", styles["sidechain"]), block.header)
+        if item.time is not None:
+            block.header.append(f"  {clock(item.time, last_time)}", styles["meta"])
+            last_time = item.time
+        blocks.append(block)
     return blocks
 
 
-STAMPED = frozenset({"prompt", "assistant", "thinking", "call", "result", "error", "compaction"})
-"""Blocks whose header shows when their record was written (where the format records it)."""
+def _result_header(item: Item, styles: dict[str, Style]) -> Text:
+    error = item.kind is ItemKind.ERROR
+    style = styles["error"] if error else styles["result"]
+    return Text.assemble(
+        ("✗ error " if error else "↳ result ", style + Style(bold=True)),
+        (f"{human_size(item.size)} · {plural(item.lines, 'line')} · {item.shape}", styles["meta"]),
+        (f"  {clean_line(item.call_id)}", styles["meta"]),
+    )
 
 
-def _copy_arguments(arguments: Any) -> str:
-    """A tool call's arguments as copied: indented JSON when they are JSON, cleaned."""
-    args = _arguments(arguments)
-    if isinstance(args, str):
-        return clean_text(args)
-    return _json_text(args)
-
-
-def _valid_time(value: Any) -> int | None:
-    """Epoch milliseconds between 1990 and 2200, else None (a damaged or absent time)."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return int(value) if 631_152_000_000 <= value <= 7_258_118_400_000 else None
-    return None
-
-
-def _event_blocks(
-    event: Event,
-    index: int,
-    console: Console,
-    styles: dict[str, Style],
-    show_all: bool,
-    out: list[Block],
-    calls: dict[str, tuple[str, Any]],
-) -> None:
-    kind = event.type
-    if kind == "user/message":
-        text = clean_text(blocks_text(message_content(event), tool_calls=False))
-        out.append(
-            Block(
-                "prompt",
-                index,
-                Text("▍ User", styles["prompt"]),
-                prose_body(text or "(empty)", console),
-                text=text,
-            )
-        )
-        _images(message_content(event), index, styles, out)
-    elif kind == "assistant/message":
-        content = message_content(event)
-        model = ((event.data.get("message") or {}).get("source") or {}).get("model")
-        label = f"▍ Assistant · {clean_line(str(model))}" if model else "▍ Assistant"
-        for block in content if isinstance(content, list) else [content]:
-            if isinstance(block, str):
-                block = {"type": "text", "text": block}
-            if not isinstance(block, dict):
-                continue
-            btype = block.get("type")
-            text = clean_text(str(block.get("text") or ""))
-            if btype == "reasoning" and text.strip():
-                header = Text(f"{FOLDED} thinking · {len(text):,} chars", styles["thinking"])
-                out.append(
-                    Block(
-                        "thinking",
-                        index,
-                        header,
-                        prose_body(text, console, styles["thinking"]),
-                        collapsed=True,
-                        text=text,
-                    )
-                )
-            elif btype == "text" and text.strip():
-                out.append(
-                    Block(
-                        "assistant",
-                        index,
-                        Text(label, styles["assistant"]),
-                        prose_body(text, console),
-                        text=text,
-                    )
-                )
-        _images(content, index, styles, out)
-    elif kind == "tool/call":
-        name = str(event.data.get("name") or "tool")
-        call_id = str(event.data.get("callId") or "")
+def _block(item: Item, console: Console, styles: dict[str, Style]) -> Block:
+    """How one item looks: its header and body."""
+    kind, index, text = item.kind, item.event_index, item.text
+    body: Body | None = None
+    collapsed = False
+    if kind is ItemKind.PROMPT:
+        header = Text("▍ User", styles["prompt"])
+        body = prose_body(text or "(empty)", console)
+    elif kind is ItemKind.ASSISTANT:
+        label = f"▍ Assistant · {item.label}" if item.label else "▍ Assistant"
+        header, body = Text(label, styles["assistant"]), prose_body(text, console)
+    elif kind is ItemKind.THINKING:
+        header = Text(f"{FOLDED} thinking · {len(text):,} chars", styles["thinking"])
+        body, collapsed = prose_body(text, console, styles["thinking"]), True
+    elif kind is ItemKind.CALL:
         header = Text.assemble(
             ("⚙ ", styles["call"]),
-            (clean_line(name), styles["call"] + Style(bold=True)),
-            (f"  {clean_line(call_id)}", styles["meta"]),
+            (item.label, styles["call"] + Style(bold=True)),
+            (f"  {clean_line(item.call_id)}", styles["meta"]),
         )
-        out.append(
-            Block(
-                "call",
-                index,
-                header,
-                call_body(name, event.data.get("arguments"), console),
-                payload={"callId": call_id, "name": name, "arguments": event.data.get("arguments")},
-                text=_copy_arguments(event.data.get("arguments")),
-            )
-        )
-    elif kind == "tool/result":
-        content = message_content(event)
-        results = [
-            b for b in content or [] if isinstance(b, dict) and b.get("type") == "tool-result"
-        ]
-        for result in results or [{"content": content}]:
-            raw = blocks_text(result.get("content"), tool_calls=False)
-            text = clean_text(raw)
-            error = bool(result.get("isError"))
-            call = calls.get(str(result.get("toolCallId") or ""))
-            shape = detect_shape(text, hint_for(call[0], call[1]) if call else None)
-            lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-            size = human_size(len(text.encode("utf-8", "replace")))
-            style = styles["error"] if error else styles["result"]
-            header = Text.assemble(
-                ("✗ error " if error else "↳ result ", style + Style(bold=True)),
-                (f"{size} · {plural(lines, 'line')} · {shape}", styles["meta"]),
-                (f"  {clean_line(str(result.get('toolCallId') or ''))}", styles["meta"]),
-            )
-            out.append(
-                Block(
-                    "error" if error else "result",
-                    index,
-                    header,
-                    TextBody(text, console, styles["error"] if error else None, shape),
-                    payload={"callId": result.get("toolCallId"), "text": raw, "error": error},
-                    text=text,
-                )
-            )
-            _images(result.get("content"), index, styles, out)
-    elif kind == "compaction/summary":
-        summary = clean_text(blocks_text(event.data.get("summary"), tool_calls=False, sep="\n\n"))
-        out.append(
-            Block(
-                "compaction",
-                index,
-                Text("━━ compaction: the context was summarised ━━", styles["compaction"]),
-                prose_body(summary or "(no summary)", console, styles["thinking"]),
-                text=summary,
-            )
-        )
-    elif kind == "session/title":
-        title = clean_line(str(event.data.get("title")))
-        out.append(Block("title", index, Text(f"title: {title}", styles["meta"])))
-    elif kind.endswith("/branch"):
-        out.append(_branch_block(event, index, console, styles))
-    elif show_all and kind not in HIDDEN_TYPES:
-        raw = _json_text(event.data, indent=1)
-        out.append(
-            Block(
-                "meta",
-                index,
-                Text(f"· {clean_line(kind)} #{event.seq}", styles["meta"]),
-                TextBody(raw, console, styles["meta"], "json"),
-                collapsed=True,
-            )
-        )
-
-
-def _branch_block(event: Event, index: int, console: Console, styles: dict[str, Style]) -> Block:
-    """A line of a rewound (abandoned) branch: kept in the file, not in the conversation."""
-    record = event.data if isinstance(event.data, dict) else {}
-    message = record.get("message") if isinstance(record.get("message"), dict) else {}
-    role = clean_line(str(message.get("role") or record.get("type") or "record"))
-    text = clean_text(blocks_text(message.get("content"), tool_calls=False))
-    header = Text(f"⎇ rewound branch · {role}", styles["thinking"])
-    body = TextBody(text, console, styles["thinking"]) if text else None
-    return Block("branch", index, header, body, collapsed=True, text=text)
-
-
-def _images(content: Any, index: int, styles: dict[str, Style], out: list[Block]) -> None:
-    for block in content if isinstance(content, list) else []:
-        if isinstance(block, dict) and block.get("type") == "image":
-            media = clean_line(str(block.get("mediaType") or "image"))
-            size = block.get("size")
-            size = size if isinstance(size, int) and not isinstance(size, bool) else None
-            label = f"▣ image · {media}" + (f" · {human_size(size)}" if size else "")
-            out.append(Block("image", index, Text(label, styles["image"])))
+        body = call_body(CallView(CallBody(item.shape), item.body or "", text), console)
+    elif kind in (ItemKind.RESULT, ItemKind.ERROR):
+        header = _result_header(item, styles)
+        style = styles["error"] if kind is ItemKind.ERROR else None
+        body = TextBody(text, console, style, item.shape)
+    elif kind is ItemKind.IMAGE:
+        size = f" · {human_size(item.size)}" if item.size else ""
+        header = Text(f"▣ image · {item.label}{size}", styles["image"])
+    elif kind is ItemKind.COMPACTION:
+        header = Text("━━ compaction: the context was summarised ━━", styles["compaction"])
+        body = prose_body(text or "(no summary)", console, styles["thinking"])
+    elif kind is ItemKind.TITLE:
+        header = Text(f"title: {item.label}", styles["meta"])
+    elif kind is ItemKind.BRANCH:
+        header = Text(f"⎇ rewound branch · {item.label}", styles["thinking"])
+        body = TextBody(text, console, styles["thinking"]) if text else None
+        collapsed = True
+    else:
+        header = Text(f"· {item.label} #{item.seq}", styles["meta"])
+        body, collapsed = TextBody(text, console, styles["meta"], "json"), True
+    return Block(str(kind), index, header, body, collapsed, item)
 
 
 FOLDED = "▸"

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
+from textual import work
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.message import Message
+from textual.worker import get_current_worker
 
 from klipui.labels import plural
 from klipui.session.model import Session
@@ -29,6 +33,24 @@ COPY_NAMES = {
 }
 DOCUMENTS_KEPT = 32
 """Turns whose laid-out events are kept for going back to them."""
+BUILD_HERE = 40
+"""Turns of at most this many events are laid out at once; bigger ones in a worker thread
+(a 500-event turn takes about a tenth of a second), the view saying "building…" meanwhile."""
+DocumentKey = tuple[int, int, bool, tuple[str, str] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRequest:
+    """A turn's document to build in a worker, and what building it needs."""
+
+    session: Session
+    key: DocumentKey
+    styles: dict[str, Style]
+    console: Console
+    width: int
+    keep_place: bool
+
+
 STYLE_NAMES = (
     "prompt",
     "assistant",
@@ -126,10 +148,15 @@ class EventView(LineView):
         super().__init__(id=id)
         self.document: EventDocument | None = None
         self._styles: dict[str, Style] | None = None
-        self._documents: LRUCache[tuple[int, int, bool, tuple[str, str] | None], EventDocument] = (
-            LRUCache(DOCUMENTS_KEPT)
-        )
+        self._documents: LRUCache[DocumentKey, EventDocument] = LRUCache(DOCUMENTS_KEPT)
         self._documents_of: Session | None = None
+        self._wanted: DocumentKey | None = None
+        """The turn asked for last; a build of any other is stale when it lands."""
+        self._then: Callable[[], None] | None = None
+        self.building = False
+        """True while the turn asked for is built in a worker (the view says so meanwhile)."""
+        self._request: BuildRequest | None = None
+        """What the build worker is to build next."""
         self.find_pattern: re.Pattern[str] | None = None
         """Find matches to highlight in every turn shown."""
 
@@ -137,6 +164,8 @@ class EventView(LineView):
         """Drop the session and its documents: the closed screen may outlive its close."""
         self._documents.clear()
         self._documents_of = None
+        self._request = None
+        self._then = None
         self.document = None
 
     def styles_map(self) -> dict[str, Style]:
@@ -155,21 +184,95 @@ class EventView(LineView):
         show_all: bool = False,
         note: tuple[str, str] | None = None,
         keep_place: bool = False,
+        then: Callable[[], None] | None = None,
     ) -> None:
         """Show `session.events[start:end]`, under `note` (a header line and a sentence) when
-        given; with `keep_place`, at the same scroll and block as now (a turn that grew).
+        given; with `keep_place`, at the same scroll and block as now (a turn that grew); then
+        call `then` (once the turn is shown: a big turn is built in a worker).
 
         The documents of recently shown turns are kept, so going back to one costs no rebuild."""
         if session is not self._documents_of:
             self._documents.clear()
             self._documents_of = session
         key = (start, end, show_all, note)
+        self._wanted, self._then = key, then
         document = self._documents.get(key)
-        if document is None:
-            document = self._build(session, start, end, show_all, note)
-            self._documents[key] = document
+        if document is None and end - start <= BUILD_HERE:
+            document = self._documents[key] = self._build(
+                session, key, self.styles_map(), self.app.console
+            )
+        if document is not None:
+            self.building = False
+            self._install(document, keep_place)
+            return
+        self.building = True
+        if not keep_place:
+            count = plural(end - start, "event")
+            line = Block(
+                "building", start, Text(f"building the turn ({count})…", self.styles_map()["meta"])
+            )
+            self._show(EventDocument([line], self.styles_map(), self.app.console), False)
+        self._request = BuildRequest(
+            session, key, self.styles_map(), self.app.console, self.text_width, keep_place
+        )
+        self._build_in_worker()
+
+    @work(thread=True, exclusive=True, group="event-build", exit_on_error=False)
+    def _build_in_worker(self) -> None:
+        """Build and lay out the asked-for turn's document off the UI thread; hand it over
+        unless a newer turn was asked for meanwhile.
+
+        The request is read from the view, never passed as an argument: Textual keeps a
+        finished worker (and its arguments) in the context of the callback it hands over, so an
+        argument would keep a closed session alive."""
+        request = self._request
+        if request is None:
+            return
+        session, key, styles, console = (
+            request.session,
+            request.key,
+            request.styles,
+            request.console,
+        )
+        worker = get_current_worker()
+
+        def stale() -> bool:
+            return worker.is_cancelled or self._wanted != key or session is not self._documents_of
+
+        try:
+            document = self._build(session, key, styles, console, stale)
+            if stale():
+                return
+            document.row_count(request.width)  # the layout at the width it is likely drawn at
+        except Exception as error:  # drawn as one line: the turn must not stay "building…"
+            line = Text(f"⚠ could not draw this turn: {type(error).__name__}", styles["error"])
+            document = EventDocument([Block("failed", key[0], line)], styles, console)
+            self.app.call_from_thread(self._built, request, document, False)
+            return
+        self.app.call_from_thread(self._built, request, document)
+
+    def _built(self, request: BuildRequest, document: EventDocument, keep: bool = True) -> None:
+        """Show a built document if its turn is still the one asked for (and keep it for going
+        back to that turn, unless not `keep`)."""
+        if self._request is request:
+            self._request = None
+        if not self.is_attached or request.session is not self._documents_of:
+            return  # a build for a session (or a screen) that has gone
+        if keep:
+            self._documents[request.key] = document
+        if self._wanted == request.key:
+            self.building = False
+            self._install(document, request.keep_place)
+
+    def _install(self, document: EventDocument, keep_place: bool) -> None:
         if keep_place and self.document is not None:
             document.current = min(self.document.current, len(document.blocks) - 1)
+        self._show(document, keep_place)
+        then, self._then = self._then, None
+        if then is not None:
+            then()
+
+    def _show(self, document: EventDocument, keep_place: bool) -> None:
         self.document = document
         document.highlight = self.find_pattern
         document.current_match = None
@@ -214,14 +317,13 @@ class EventView(LineView):
     def _build(
         self,
         session: Session,
-        start: int,
-        end: int,
-        show_all: bool,
-        note: tuple[str, str] | None,
+        key: DocumentKey,
+        styles: dict[str, Style],
+        console: Console,
+        cancelled: Callable[[], bool] | None = None,
     ) -> EventDocument:
-        console: Console = self.app.console
-        styles = self.styles_map()
-        blocks = build_blocks(session, start, end, console, styles, show_all)
+        start, end, show_all, note = key
+        blocks = build_blocks(session, start, end, console, styles, show_all, cancelled)
         if note is not None:
             header, sentence = note
             body = RichBody(Text(sentence, styles["meta"]), console)

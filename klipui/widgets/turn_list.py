@@ -16,15 +16,26 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from klipui.klip import ending_mark
 from klipui.session.display import clean_line
+from klipui.session.marks import TurnMark
 from klipui.session.model import Turn
 from klipui.widgets.format import human_count
 
 ROWS_KEPT = 1000
 """Drawn rows kept, so scrolling redraws only the rows that come into view."""
 MARK_CELLS = 3
-"""Cells for the marks column (✗ failed tool, ◆ compaction, ⑂ sidechain, ⎇ rewound branch,
-⊘ ended without completing, … never ended)."""
+"""Cells for the marks column."""
+GLYPHS: dict[TurnMark, str] = {
+    TurnMark.ERROR: "✗",
+    TurnMark.COMPACTION: "◆",
+    TurnMark.SIDECHAIN: "⑂",
+    TurnMark.BRANCH: "⎇",
+    TurnMark.ENDED: "⊘",
+    TurnMark.UNFINISHED: "…",
+}
+"""How each mark is drawn, in the order drawn."""
+Marks = dict[int, frozenset[TurnMark]]
 
 
 class TurnList(ScrollView, can_focus=True):
@@ -92,7 +103,8 @@ class TurnList(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.turns: list[Turn] = []
-        self.marks: dict[int, str] = {}
+        self.marks: Marks = {}
+        """Turn number → its marks (`klipui.session.marks.turn_marks`)."""
         self.endings: dict[int, str] = {}
         """Turn number → how a turn that did not complete ended (see `turn_endings`)."""
         self.selected: set[int] = set()
@@ -116,7 +128,7 @@ class TurnList(ScrollView, can_focus=True):
     def set_turns(
         self,
         turns: list[Turn],
-        marks: dict[int, str] | None = None,
+        marks: Marks | None = None,
         endings: dict[int, str] | None = None,
     ) -> None:
         self.turns = turns
@@ -129,9 +141,7 @@ class TurnList(ScrollView, can_focus=True):
         self.cursor = 0
         self.refresh()
 
-    def update_turns(
-        self, turns: list[Turn], marks: dict[int, str], endings: dict[int, str]
-    ) -> None:
+    def update_turns(self, turns: list[Turn], marks: Marks, endings: dict[int, str]) -> None:
         """Show a longer (or re-read) list of turns, keeping the cursor, the scroll and the
         selection where those turns still exist."""
         cursor = min(self.cursor, max(0, len(turns) - 1))
@@ -145,10 +155,21 @@ class TurnList(ScrollView, can_focus=True):
             self.cursor = cursor
         self.refresh()
 
-    def set_marks(self, marks: dict[int, str]) -> None:
+    def set_marks(self, marks: Marks) -> None:
         self.marks = marks
         self._rows.clear()
         self.refresh()
+
+    def marks_of(self, turn: Turn) -> list[TurnMark]:
+        """The marks of `turn` (its failed calls and its ending included), in `TurnMark`
+        order."""
+        found = set(self.marks.get(turn.number, ()))
+        if turn.errors:
+            found.add(TurnMark.ERROR)
+        ending = self.endings.get(turn.number)
+        if ending is not None:
+            found.add(ending_mark(ending))
+        return [mark for mark in TurnMark if mark in found]
 
     @property
     def current(self) -> Turn | None:
@@ -175,10 +196,7 @@ class TurnList(ScrollView, can_focus=True):
         sel_style = self.get_component_rich_style("turn-list--selected")
         dim = self.get_component_rich_style("turn-list--dim")
         digits = len(str(len(self.turns)))
-        marks = ("✗" if turn.errors else "") + self.marks.get(turn.number, "")
-        ending = self.endings.get(turn.number)
-        if ending is not None:
-            marks += "…" if ending == "left open" else "⊘"
+        marks = "".join(GLYPHS[mark] for mark in self.marks_of(turn) if mark in GLYPHS)
         calls = f"⚙{turn.tool_calls}" if turn.tool_calls else ""
         tail = Text.assemble(
             (f" {calls:>4}", dim),

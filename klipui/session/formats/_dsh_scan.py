@@ -14,11 +14,11 @@ from klipui.session.model import SessionInfo
 from klipui.session.tokens import estimate_tokens
 
 
-class Message(msgspec.Struct):
+class Message(msgspec.Struct, gc=False):
     content: Any = None
 
 
-class Data(msgspec.Struct):
+class Data(msgspec.Struct, gc=False):
     """The fields of `data` the figures need; the rest of it is skipped, never decoded."""
 
     title: Any = None
@@ -30,7 +30,7 @@ class Data(msgspec.Struct):
     dt: Any = None
 
 
-class Line(msgspec.Struct):
+class Line(msgspec.Struct, gc=False):
     type: str = ""
     seq: int | None = None
     time: int | None = None

@@ -25,14 +25,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from klipui.session.adapter import Adapter, ChildBody, ChildSource, Root
 from klipui.session.childkit import child_title_text, iso_stamp
 from klipui.session.formats._turnkit import EventLog, first_seen_origins, title_line
-from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines, text_or_none
+from klipui.session.formats._values import (
+    base64_size,
+    dumps_json,
+    iso_ms,
+    json_text,
+    raw_lines,
+    text_or_none,
+)
 from klipui.session.formats.claude.chain import nearest_kept, parents
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.resume import (
+    ResumeCommand,
+    project_folder,
+    project_key,
+    prompt_args,
+    session_id_for,
+)
 from klipui.session.turns import build_turns
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
@@ -258,10 +270,10 @@ def _rewrite(line: bytes, value: dict[str, Any], changes: dict[str, Any]) -> byt
     occurs once, else the record re-encoded."""
     out = line
     for key, new in changes.items():
-        old = b'"' + key.encode() + b'":' + orjson.dumps(value.get(key))
+        old = b'"' + key.encode() + b'":' + dumps_json(value.get(key))
         if out.count(old) != 1:
-            return orjson.dumps({**value, **changes})
-        out = out.replace(old, b'"' + key.encode() + b'":' + orjson.dumps(new))
+            return dumps_json({**value, **changes})
+        out = out.replace(old, b'"' + key.encode() + b'":' + dumps_json(new))
     return out
 
 
@@ -283,7 +295,7 @@ def build_child(source: ChildSource) -> ChildBody:
         if index in source.replacements:
             value = {**source.replacements[index], "sessionId": source.child_id}
             value["parentUuid"] = value.get("parentUuid") if leaf is None else leaf
-            line = orjson.dumps(value)
+            line = dumps_json(value)
         lines.append(line)
         last = value
         if value.get("type") in ("user", "assistant", "tool_result"):
@@ -300,7 +312,7 @@ def build_child(source: ChildSource) -> ChildBody:
         "systemPayload": {"customTitle": child_title_text(source.title), "titleSource": "manual"},
     }
     blockers = [] if leaf is not None else ["no user or assistant record is kept"]
-    lines.append(orjson.dumps(title))
+    lines.append(dumps_json(title))
     return ChildBody(lines, None, blockers, [], len(order))
 
 
@@ -349,6 +361,23 @@ class QwenAdapter(Adapter):
 
     def replace_result(self, value: Any, call_id: str, text: str) -> Any | None:
         return replace_result(value, call_id, text)
+
+    def resume(self, session: Session, prompt: str | None = None) -> ResumeCommand:
+        """`qwen --resume <id>` from the project folder (`qwen --resume <id> <prompt>` runs once).
+
+        Qwen Code finds a session only as `~/.qwen/projects/<project key>/chats/<id>.jsonl` of
+        the folder it runs in, and refuses a file whose records name another session id."""
+        session_id = session_id_for(session, self.agent)
+        cwd = project_folder(session, self.agent)
+        note = ""
+        expected = ("projects", project_key(str(cwd)), "chats", f"{session_id}.jsonl")
+        if session.path.parts[-4:] != expected:
+            note = (
+                f"Qwen Code looks for it as ~/.qwen/projects/{expected[1]}/chats/{expected[3]}; "
+                "this file is elsewhere, so it may not find it"
+            )
+        argv = ("qwen", "--resume", session_id, *prompt_args(prompt))
+        return ResumeCommand(self.agent, argv, cwd, note)
 
 
 ADAPTER = QwenAdapter()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -526,3 +527,43 @@ def lines_containing(lines: Lines, needles: tuple[str, ...]) -> list[int]:
             found.add(i)
             pos = text.find(needle, starts[i + 1])
     return sorted(found)
+
+
+RARE_SHARE = 0.01
+"""A value of a categorical column is rare in at most this share of the rows (at least one)."""
+MAX_RARE_ROWS = 6
+CATEGORIES = 12
+"""A column with at most this many distinct values is categorical."""
+FAR = 10.0
+"""An extreme numeric value stands out when its distance from the median is this many times the
+next value's distance (or the spread of the middle half)."""
+MIN_TABLE_ROWS = 20
+_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+
+
+def table_outliers(table: list[list[str]]) -> dict[int, bool]:
+    """`{row: rare}` for the rows of a table (cells already split) that stand out in a column:
+    `True` for a rare value of a categorical column (a status seen in one row in 100), `False`
+    for the largest or smallest value of a numeric column when it lies far from the others."""
+    if len(table) < MIN_TABLE_ROWS:
+        return {}
+    width = min(len(row) for row in table)
+    found: dict[int, bool] = {}
+    for j in range(width):
+        column = [row[j] for row in table]
+        counts = Counter(column)
+        if 1 < len(counts) <= CATEGORIES:
+            rare = {v for v, c in counts.items() if c <= max(1, RARE_SHARE * len(column))}
+            picked = [k for k, v in enumerate(column) if v in rare]
+            if 0 < len(picked) <= MAX_RARE_ROWS:
+                found.update(dict.fromkeys(picked, True))
+            continue
+        if not all(_NUMBER.match(v) for v in column):
+            continue
+        values = sorted((float(v), k) for k, v in enumerate(column))
+        middle = values[len(values) // 2][0]
+        spread = max(values[3 * len(values) // 4][0] - values[len(values) // 4][0], 1e-9)
+        for end, other in ((values[-1], values[-2]), (values[0], values[1])):
+            if abs(end[0] - middle) > FAR * max(abs(other[0] - middle), spread):
+                found.setdefault(end[1], False)
+    return found

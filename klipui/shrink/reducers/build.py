@@ -46,6 +46,11 @@ _PROBLEM = line_regex(
     r"|(?P<webpack>(?:ERROR|WARNING) in .*)"
     r"|(?P<esbuild>\s*(?:✘ \[ERROR\]|▲ \[WARNING\]|X \[ERROR\]) .*)"
     r"|(?P<vite>.*\[(?:vite(?::[\w:-]+)?|plugin:[\w:-]+)\]:? .*(?:[Ee]rror|failed|[Cc]ould not).*)"
+    r"|(?P<maven>\[(?:ERROR|WARNING)\] \S+\.(?:java|kt|scala|groovy):\[\d+(?:,\d+)?\] .*)"
+    r"|(?P<link>(?:\S*ld(?:\.\w+)?: )?(?:\S+:\(\.[\w.]+(?:\+0x[0-9a-f]+)?\): )?"
+    r"(?:undefined reference to|multiple definition of) .*"
+    r"|\S*ld(?:\.\w+)?: (?:error: |cannot find |cannot open ).*"
+    r"|collect2: error: .*|Undefined symbols for architecture .*)"
     r")$",
 )
 
@@ -58,6 +63,9 @@ _SUMMARY = line_regex(
     r"|warning: build failed.*"
     r"|\d+ errors?(?: and \d+ warnings?)? generated\.?"
     r"|\d+ (?:errors?|warnings?)$"
+    r"|\d+ (?:errors?|warnings?)(?:,| and) \d+ (?:errors?|warnings?)\b.*"
+    r"|Errors +Files$"
+    r"|\[INFO\] (?:BUILD (?:FAILURE|SUCCESS)|Compiling \d+ source files?\b).*"
     r"|make(?:\[\d+\])?: \*\*\* .*"
     r"|make(?:\[\d+\])?: Target .* not remade .*"
     r"|ninja: build stopped.*"
@@ -81,10 +89,18 @@ _REQUIRED_HERE = line_regex(r"^[^\s:][^:\n]*:\d+:\d+:\s+required from here")
 _CONTEXT = line_regex(
     r"^[^\s:][^:\n]*: (?:In (?:function|member function|instantiation|static)|At )"
 )
-_LOCATION_SPLIT = re.compile(r"^(\S.*?)(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?):? ")
+_LOCATION_SPLIT = re.compile(r"^(\S.*?)(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?|:\[\d+(?:,\d+)?\]):? ")
 _SCAN = named_union(summary=_SUMMARY, problem=_PROBLEM, required=_REQUIRED_HERE, context=_CONTEXT)
 """Summaries, diagnostics, instantiation points and context lines in one pass (named groups)."""
 _RUST_ARROW = re.compile(r"^\s*--> ")
+_MAVEN_MORE = re.compile(r"^\[(?:ERROR|WARNING)\] {2,}\S")
+"""The lines maven prints under a compiler error (`[ERROR]   symbol:   class Map`)."""
+_NOTE = line_regex(r"^[^\s:][^:\n]*:\d+(?::\d+)?: note: .*")
+NOTE_REACH = 40
+"""Lines above a note searched for the error it belongs to."""
+_LINK_ERROR = re.compile(r"undefined reference to|multiple definition of|Undefined symbols")
+_QUOTED = re.compile(r"(?<=[‘'`\"])[^‘’'`\"]+(?=[’'\"])")
+"""A name a gcc/clang warning quotes."""
 _INDENTED_LOCATION = re.compile(r"^\s+\S+:\d+:\d+:?$")
 
 
@@ -112,7 +128,7 @@ def _mark_diagnostic(text_lines: list[str], i: int, mark: Mark) -> None:
     """Mark the first line of a distinct diagnostic and its message or code frame: an error
     high unless it comes from the system's own files (then low, unless required there)."""
     line = text_lines[i]
-    error = "error" in line.lower() or "✘" in line
+    error = "error" in line.lower() or "✘" in line or _LINK_ERROR.search(line) is not None
     system = bool(_SYSTEM.search(line))
     after_required = i > 0 and bool(_REQUIRED_HERE.match(text_lines[i - 1]))
     if error and (not system or after_required):
@@ -140,6 +156,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     messages: Counter[str] = Counter()
     first_of: dict[str, int] = {}
     repeats: list[int] = []
+    contexts: list[int] = []
     summaries: dict[str, list[int]] = {}
     for i, m in lines.scan(_SCAN):
         kind = m.lastgroup
@@ -149,7 +166,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             continue
         if kind == "required" or kind == "context":
             if not _SYSTEM.search(line):
-                mark(i, MID if kind == "required" else LOW)
+                if kind == "required":
+                    mark(i, MID)
+                else:
+                    contexts.append(i)
             continue
         key = _message_key(line)
         messages[key] += 1
@@ -159,11 +179,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         first_of[key] = i
         _mark_diagnostic(text_lines, i, mark)
 
-    for found in summaries.values():
-        # a "summary" printed for every package (`# pkg`) heads its part: the first and the
-        # last rank as summaries, the others with the diagnostics
-        for k, i in enumerate(found):
-            mark(i, TOP if k in (0, len(found) - 1) or len(found) <= MAX_SUMMARIES else LOW)
+    _mark_context(lines, set(first_of.values()), contexts, summaries, mark)
     for i in repeats:
         if messages[_message_key(text_lines[i])] < 3:
             mark(i, LOW)
@@ -182,10 +198,49 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     return finish(fitter.plan(), n)
 
 
+def _mark_context(
+    lines: Lines,
+    heads: set[int],
+    contexts: list[int],
+    summaries: dict[str, list[int]],
+    mark: Mark,
+) -> None:
+    """Notes under distinct errors, the `In function` line above one, and summaries."""
+    _mark_notes(lines, heads, mark)
+    for i in contexts:
+        # `In function 'f':` introduces the diagnostic under it: kept with a distinct one only
+        if i + 1 in heads:
+            mark(i, LOW)
+    for found in summaries.values():
+        # a "summary" printed for every package (`# pkg`) heads its part: the first and the
+        # last rank as summaries, the others with the diagnostics
+        for k, i in enumerate(found):
+            mark(i, TOP if k in (0, len(found) - 1) or len(found) <= MAX_SUMMARIES else FLOOR)
+
+
+def _mark_notes(lines: Lines, heads: set[int], mark: Mark) -> None:
+    """gcc/clang `note:` lines under a distinct error (up to the next diagnostic): where the
+    declaration is, which instantiation asked for it; those in the user's files rank higher."""
+    text_lines = lines.lines
+    for i in lines.grep((": note: ",), _NOTE):
+        j = i - 1
+        while j >= 0 and i - j < NOTE_REACH and j not in heads:
+            if _PROBLEM.match(text_lines[j]):
+                j = -1
+                break
+            j -= 1
+        if j >= 0 and j in heads and "error" in text_lines[j]:
+            mark(i, MID if not _SYSTEM.search(text_lines[i]) else FLOOR + 1)
+
+
 def _message_key(line: str) -> str:
-    """The diagnostic without its location, so the same message in many files groups."""
+    """The diagnostic without its location, so the same message in many files groups; for a
+    warning, the names it quotes are masked too (`unused variable ‘…’` in every file)."""
     m = _LOCATION_SPLIT.match(line)
-    return line[m.end() :].strip().removeprefix("- ") if m else line.strip()
+    key = line[m.end() :].strip().removeprefix("- ") if m else line.strip()
+    if key.startswith("warning:") and "[-W" in key:
+        key = _QUOTED.sub("…", key)
+    return key
 
 
 def _mark_message(lines: list[str], i: int, mark: Mark, p: int) -> None:
@@ -205,7 +260,7 @@ def _mark_frame(lines: list[str], i: int, mark: Mark, headline: int) -> None:
             if j + 1 < n and lines[j + 1][:1].isspace() and lines[j + 1].strip():
                 continue
             break
-        if not (line[0].isspace() or line.startswith("|")):
+        if not (line[0].isspace() or line.startswith("|") or _MAVEN_MORE.match(line)):
             break
         if _RUST_ARROW.match(line) or _INDENTED_LOCATION.match(line):
             mark(j, MID if headline == HIGH else FLOOR)

@@ -8,15 +8,20 @@ columns, and few lines of other shapes that happen to split evenly (JSON-lines r
 package lines such as `ok  \tpkg\t0.01s`).
 Keeps the header, the first 5 and last 2 data rows, every line that is not a row of the table
 (warnings, totals printed around it) and adds `CSV: N data rows, M columns`; whole lines only.
+Rows that stand out in a column rank with the first rows: a value of a column with few distinct
+values that occurs in at most one row in 100 (a rare status), and the largest and smallest
+value of a numeric column when it lies far from the others.
 """
 
 from __future__ import annotations
 
+import csv as csvlib
 import re
 from collections import Counter
 from collections.abc import Iterator
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
+from klipui.shrink.reducers._patterns import table_outliers
 from klipui.shrink.text import sample_lines, split_lines
 
 name = "csv"
@@ -160,9 +165,31 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     for line_range in odd:
         if lines[line_range[0]].strip():
             priority[line_range] = 4
+    for row, p in _outliers(lines, data, delimiter).items():
+        priority[row] = max(priority.get(row, 0), p)
     plan: Plan = [Keep(a, b, p) for (a, b), p in sorted(priority.items())]
     kind = "TSV" if delimiter == "\t" else "CSV"
     plan.append(
         Summary((f"{kind}: {len(data):,} data rows, {columns} columns",), len(lines), len(lines), 4)
     )
     return plan
+
+
+OUTLIER_SAMPLE = 20_000
+"""Data rows read for outliers (the first ones)."""
+
+
+def _split(line: str, delimiter: str) -> list[str]:
+    if '"' in line:
+        return [f.strip() for f in next(csvlib.reader([line], delimiter=delimiter), [])]
+    return [f.strip() for f in line.split(delimiter)]
+
+
+def _outliers(
+    lines: list[str], data: list[tuple[int, int]], delimiter: str
+) -> dict[tuple[int, int], int]:
+    """`{row: priority}` for the rows that stand out in one of their columns: a rare value
+    with the lines around the table, a far extreme with the first rows."""
+    rows = [r for r in data[:OUTLIER_SAMPLE] if r[1] == r[0] + 1]
+    found = table_outliers([_split(lines[a], delimiter) for a, _ in rows])
+    return {rows[k]: 4 if rare else 3 for k, rare in found.items()}

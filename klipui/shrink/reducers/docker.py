@@ -79,6 +79,12 @@ _COMPOSE = line_regex(
 )
 _SCAN = named_union(step=_STEP, final=_FINAL, error=_ERROR, noise=_NOISE, compose=_COMPOSE)
 _FROM = re.compile(r"(?i)[: \]]FROM \S")
+_METADATA = re.compile(
+    r"(?i)(?:STEP \d+(?:/\d+)?:|Step \d+/\d+ :|\d+/\d+\]) +(?:ENV|LABEL|USER|WORKDIR|EXPOSE|ARG"
+    r"|VOLUME|STOPSIGNAL|HEALTHCHECK|SHELL|MAINTAINER|ONBUILD)\b"
+)
+"""A step that only sets image metadata."""
+_RUN = re.compile(r"(?i)(?:STEP \d+(?:/\d+)?:|Step \d+/\d+ :|\d+/\d+\]) +RUN\b")
 _COMMAND = re.compile(r"\b(?:docker|podman|buildah|nerdctl)\b|\bcompose\b")
 _KEEP_TAIL = 6
 """Output lines at the end of the failing step kept with its error."""
@@ -132,9 +138,16 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         return None
 
     for k, i in enumerate(steps):
-        # the first step and every `FROM` name the base images; the last is where it ended
-        first = k in (0, len(steps) - 1) or _FROM.search(text_lines[i]) is not None
-        mark(i, MID + 5 if first else MID)
+        # the first steps and every `FROM` name the base images; the last ones are where it
+        # ended; `RUN` steps do the work, `COPY` ones move files, and steps that only set
+        # metadata (`ENV`, `LABEL`, `USER`) print nothing and matter least
+        first = k in (0, 1, len(steps) - 2, len(steps) - 1)
+        if first or _FROM.search(text_lines[i]) is not None:
+            mark(i, MID + 5)
+        elif _METADATA.search(text_lines[i]) is not None:
+            mark(i, LOW + 5)
+        else:
+            mark(i, MID if _RUN.search(text_lines[i]) else MID - 3)
     for i in finals:
         mark(i, TOP)
     seen: set[str] = set()
@@ -168,13 +181,15 @@ def _mark_step_output(
     noise: set[int],
     mark: Mark,
 ) -> None:
-    """Each step's own output: its first and last lines before the middle; noise last."""
+    """Each step's own output: its last line (its result) above routine step headers, its
+    first line before the middle; noise last."""
     bounds = [*steps, len(lines)]
     if not steps or steps[0] > 0:
         bounds = [-1, *bounds]
     for start, end in itertools.pairwise(bounds):
         body = [j for j in range(start + 1, end) if j not in noise and lines[j].strip()]
         for k, j in enumerate(body):
-            mark(j, LOW + 2 if k in (0, len(body) - 1) else FLOOR + 1)
+            # the last line a step prints is most often its result (`10984 bundle.js`)
+            mark(j, MID - 2 if k == len(body) - 1 else LOW + 2 if k == 0 else FLOOR + 1)
     for j in noise:
         mark(j, FLOOR - 1)

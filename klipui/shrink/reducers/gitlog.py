@@ -40,6 +40,8 @@ _NOTABLE = re.compile(
     r"|vulnerab\w*|revert(?:s|ed)?|hotfix|rollback|initial (?:commit|import)|tag: )",
     re.I,
 )
+_DECORATED = re.compile(r"^[*|/\\ ]*(?:commit )?[0-9a-f]{7,40} \((?:HEAD|[^)]*[\w./-]+[^)]*)\)")
+"""A commit header with ref names after the hash: a branch, remote or HEAD points at it."""
 _STAT_FILE = re.compile(r"^ \S.* \| +(\d+) ")
 _STAT_TOTAL = re.compile(r"^ \d+ files? changed")
 _BIG_STAT = line_regex(r"^ \S[^|\n]*\| +[1-9]\d{2,} ")
@@ -105,15 +107,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         cands.append(Cand(0, starts[0], LOW))
     last = len(commits) - 1
     for k, commit in enumerate(commits):
-        if k == 0:
-            p = TOP
-        elif k == last:
-            p = TOP - 5
-        elif commit.notable:
-            p = HIGH
-        elif k <= 3:
-            p = LOW + 3 - k
-        else:
+        p = _rank(k, last, commit, text_lines[commit.start])
+        if p is None:
             continue
         _parse(text_lines, commit, full)
         if full:
@@ -167,6 +162,21 @@ _NEEDLES = (
     "nitial",
     "tag: ",
 )
+
+
+def _rank(k: int, last: int, commit: _Commit, header: str) -> int | None:
+    """The priority of the k-th commit (newest first), None for a routine one."""
+    if k == 0:
+        return TOP
+    if k == last:
+        return TOP - 5
+    if commit.notable:
+        return HIGH
+    if _DECORATED.match(header):
+        return HIGH - 10  # a branch tip (`--decorate`): where a line of work stands
+    if k <= 3:
+        return LOW + 3 - k
+    return None
 
 
 def _notable_lines(lines: Lines, full: bool) -> list[int]:

@@ -19,11 +19,11 @@ overflow = "head"
 MIN_LINES = 20
 FIRST_MATCHES = 2
 RARE_DEFINITIONS = 0.25
-_MATCH = re.compile(r"(?=[^\[(<\d]|[^\s:]*[/.])([^:\s](?:[^:\s]| (?! ))*?)[:-](\d+)[:-](.*)")
-"""`path:line:text` (or `path-line-text` for context lines). A path starts with neither a
-bracket nor a digit unless it holds a `/` or a `.`, so that a timestamp (`[12:00:01]`,
-`2024-05-01 12:00:01`) is not read as a path and a line number; nor does a path hold a run of
-white space (the columns of `ls -l` or `git blame` before a date)."""
+_MATCH = re.compile(r"(?=[^\[(<\d]|[^\s:]*[/.])([^:\s](?:[^:\s]| (?! ))*?)([:-])(\d+)\2(.*)")
+"""`path:line:text` (or `path-line-text` for context lines: group 2 is the separator). A path
+starts with neither a bracket nor a digit unless it holds a `/` or a `.`, so that a timestamp
+(`[12:00:01]`, `2024-05-01 12:00:01`) is not read as a path and a line number; nor does a path
+hold a run of white space (the columns of `ls -l` or `git blame` before a date)."""
 _DEFINITION = re.compile(
     r"(?:export\s+|pub(?:\([^)]*\))?\s+|async\s+|static\s+|public\s+|private\s+|abstract\s+)*"
     r"(?:class|def|function|interface|type|struct|enum|trait|impl|fn|func|module|object|"
@@ -41,49 +41,88 @@ def detect(text: str, hint: Hint) -> bool:
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     lines = split_lines(text)
+    parsed = [_MATCH.match(line) for line in lines]
+    # a file's part runs over its context lines (`path-N-`) and the `--` between its groups
     files: list[tuple[str, int, int]] = []
-    parsed: list[tuple[str, str] | None] = []
-    for i, line in enumerate(lines):
-        match = _MATCH.match(line)
-        parsed.append((match[1], match[3]) if match else None)
-        if match:
-            if files and files[-1][0] == match[1] and files[-1][2] == i:
-                files[-1] = (match[1], files[-1][1], i + 1)
-            else:
-                files.append((match[1], i, i + 1))
-    matches = sum(end - start for _, start, end in files)
-    definitions = sum(1 for found in parsed if found and _DEFINITION.match(found[1]))
+    for i, m in enumerate(parsed):
+        if m is None:
+            if files and lines[i] == "--" and files[-1][2] == i:
+                files[-1] = (files[-1][0], files[-1][1], i + 1)
+            continue
+        if files and files[-1][0] == m[1] and files[-1][2] == i:
+            files[-1] = (m[1], files[-1][1], i + 1)
+        else:
+            files.append((m[1], i, i + 1))
+    if not files:
+        return None
+    is_match = [m is not None and m[2] == ":" for m in parsed]
+    matches = sum(is_match)
+    definitions = sum(1 for m, hit in zip(parsed, is_match, strict=True) if hit and _is_def(m))
     # definitions stand out only when they are rare (a search for "def " finds nothing else)
     rare = definitions <= RARE_DEFINITIONS * matches
     top, nested = (6, 5) if rare else (3, 3)
+    priority = [OTHER] * len(lines)
+    _rank_others(lines, parsed, priority)
     plan: Plan = []
-    last = 0
     for path, start, end in files:
-        for i in range(last, start):
-            if lines[i].strip():
-                plan.append(Keep(i, i + 1, 3))
-        count = end - start
+        count = sum(is_match[start:end])
         if count > FIRST_MATCHES:
             label = "match" if count == 1 else "matches"
             plan.append(Summary((f"[{path}: {count:,} {label}]",), start, start, 4))
-        run_start, run_priority = start, -1
-        for i in range(start, end + 1):
-            if i < end:
-                found = parsed[i]
-                assert found is not None
-                body = found[1]
-                if _DEFINITION.match(body):
-                    priority = top if not body[:1].isspace() else nested
-                else:
-                    priority = 2 if i - start < FIRST_MATCHES else 1
+        seen = 0
+        for i in range(start, end):
+            m = parsed[i]
+            if m is None:
+                priority[i] = -1  # a `--` between groups
+            elif not is_match[i]:
+                priority[i] = 0  # context
+            elif _is_def(m):
+                priority[i] = top if not m[4][:1].isspace() else nested
             else:
-                priority = -2
-            if priority != run_priority or priority >= 5:
-                if i > run_start and run_priority >= 0:
-                    plan.append(Keep(run_start, i, run_priority))
-                run_start, run_priority = i, priority
-        last = end
-    for i in range(last, len(lines)):
-        if lines[i].strip():
-            plan.append(Keep(i, i + 1, 3))
-    return plan if len(files) > 0 and len(plan) > 1 else None
+                priority[i] = 2 if seen < FIRST_MATCHES else 1
+                seen += 1
+    last = max((i for i, hit in enumerate(is_match) if hit), default=-1)
+    if last >= 0:
+        priority[last] = max(priority[last], 2)  # the last match, as much as each file's first
+    plan.extend(_keeps(priority, {start for _, start, _ in files}))
+    plan.sort(key=lambda piece: (piece.start, isinstance(piece, Keep)))
+    return plan if len(plan) > 1 else None
+
+
+OTHER = 3
+"""Lines that are neither matches nor context (messages such as `grep: x: binary file
+matches`): the first and last of each kind, the others at the bottom."""
+
+
+def _is_def(m: re.Match[str] | None) -> bool:
+    return m is not None and _DEFINITION.match(m[4]) is not None
+
+
+def _rank_others(lines: list[str], parsed: list[re.Match[str] | None], priority: list[int]) -> None:
+    """Other lines of one kind (digits and the path aside) from the third on keep their first
+    and last at `OTHER`, the ones between at -1."""
+    kinds: dict[str, list[int]] = {}
+    for i, m in enumerate(parsed):
+        if m is None and lines[i] == "--":
+            priority[i] = -1
+        elif m is None and lines[i].strip():
+            kinds.setdefault(_KIND.sub("#", lines[i]), []).append(i)
+    for same in kinds.values():
+        for i in same[1:-1] if len(same) > 2 else ():
+            priority[i] = -1
+
+
+_KIND = re.compile(r"\S*[/\\]\S*|\d+")
+
+
+def _keeps(priority: list[int], breaks: set[int]) -> Plan:
+    """Runs of lines of one priority as pieces, cut at each of `breaks` (where a file's part
+    starts, for its count to go before it); definitions alone."""
+    plan: Plan = []
+    run_start, run_priority = 0, None
+    for i, p in enumerate([*priority, None]):
+        if p != run_priority or i in breaks or (p is not None and p >= 5):
+            if run_priority is not None and i > run_start:
+                plan.append(Keep(run_start, i, run_priority))
+            run_start, run_priority = i, p
+    return plan

@@ -49,6 +49,9 @@ _NOISE = line_regex(
     r"|go: (?:downloading|finding) "
     r"|\s*[⠁-⣿] "
     r"|.*\b\d{1,3}% \|"
+    r"|(?:Get|Hit|Ign):\d+ \S"
+    r"|(?:Preparing to unpack|Unpacking|Selecting previously unselected package) \S"
+    r"|\(Reading database |Reading package lists|Building dependency tree|Reading state information"
     r")",
 )
 
@@ -64,8 +67,16 @@ _TOP = line_regex(
     r"|Bundle complete!.*"
     r"|success .*"
     r"|Installing collected packages: .*"
+    r"|\d+ upgraded, \d+ newly installed, .*"
     r")$",
 )
+_HEADING = re.compile(
+    r"^(?:The following (?:additional |NEW )?packages will be \w+|(?:Suggested|Recommended)"
+    r" packages):$"
+)
+"""apt's lists of packages (the indented lines under it name them)."""
+_STEP = re.compile(r"^(?:Setting up|Processing triggers for|Removing|Purging) \S")
+"""dpkg's per-package steps: routine, but each names a package and its version."""
 
 _ERROR = re.compile(
     r"^(?:\s*(?:ERROR|error|Error)\b|npm ERR!|npm error|E: |\s*× |\s*╰─> "
@@ -74,7 +85,7 @@ _ERROR = re.compile(
     r"|[Ee]rror: |\bfailed with\b|did not run successfully|\.\.\. error$|Failed to build))",
 )
 _WARNING = re.compile(
-    r"^(?:npm warn|npm WARN|WARN|WARNING|warning|DEPRECATION|\s*Created wheel for"
+    r"^(?:npm warn|npm WARN|WARN|WARNING|warning|DEPRECATION|W: |\s*Created wheel for"
     r"|note: |hint: |.*\b\w*Warning: |.*\bdeprecated\b)",
 )
 _NPM_WARN = re.compile(r"^npm (?:warn|WARN|ERR!|error)\b")
@@ -107,7 +118,11 @@ def _line_priority(line: str, previous: int) -> int:
         return HIGH
     if _WARNING.match(line):
         return MID
+    if _HEADING.match(line):
+        return MID
     if previous >= MID and _CONTINUATION.match(line):
+        return LOW
+    if _STEP.match(line):
         return LOW
     return FLOOR
 

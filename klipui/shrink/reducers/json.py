@@ -1,4 +1,5 @@
-"""json: one JSON value (npm view --json, API responses, package-lock, config files).
+"""json: one JSON value (npm view --json, API responses, package-lock, config files), or JSON
+lines (one compact object a line: `go test -json`, `cargo --message-format=json`, event streams).
 
 Pretty-printed JSON is reduced line by line, following the nesting of its lines (so JSON with
 comments or trailing commas is reduced too): the skeleton (every key of the top-level value)
@@ -10,6 +11,10 @@ Compact JSON (one long line) is replaced by a sampled pretty rendering: arrays o
 5 items keep 3 plus `"... N more items ..."` plus the last, objects of more than 25 keys keep 5 plus
 `"...": "N more keys omitted"`, strings over 500 characters are cut, nesting deeper than 12
 levels is collapsed.
+JSON lines that are not log records (those are the log reducer's) keep the records that say
+something: those with a signal word (error, fail, panic, ...) and the two before each, those
+whose value of a categorical field (few distinct values, like `"Action"`) is rare, the first
+and the last record, then the first and last of each kind of routine record.
 """
 
 from __future__ import annotations
@@ -18,10 +23,25 @@ import heapq
 import json as jsonlib
 import re
 from bisect import bisect_right
+from collections import Counter
+from dataclasses import replace
 from itertools import pairwise, repeat
 from typing import Any
 
+import orjson
+
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
+from klipui.shrink.reducers._patterns import (
+    HIGH,
+    MID,
+    Fitter,
+    Lines,
+    Marks,
+    finish,
+    is_log_line,
+    template,
+)
+from klipui.shrink.reducers._patterns import TOP as LAST_RECORD
 from klipui.shrink.text import plural, safe_slice, sample, split, split_lines
 
 name = "json"
@@ -40,6 +60,8 @@ TOP = 10**9
 
 def detect(text: str, hint: Hint) -> bool:
     head = sample(text).lstrip()
+    if head.startswith("HTTP/"):
+        return _http_body(split_lines(head)) is not None and text.rstrip().endswith(("}", "]"))
     if not head.startswith(("{", "[")):
         return False
     path = (hint.path or "").lower()
@@ -177,7 +199,13 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
             sample_weight = min(-2, weight // 4)
             lower(children[0], children[keep], sample_weight)
             lower(children[keep], children[-1], weight)
-            lower(children[-1], container.close, sample_weight)
+            # the last item outlives the first ones: ties go to the later, newer item
+            lower(children[-1], container.close, -((-sample_weight) // 2))
+    for i, line in enumerate(lines):
+        if len(line) > LONG_LINE:
+            # a long value (a package's whole README) goes before the short keys around it
+            lower(i, i + 1, -1 - len(line) // 10)
+            cuts.add(i + 1)
     starts, values = _lowest(lowered, n)
     cuts.update(
         start for start, a, b in zip(starts[1:], values[:-1], values[1:], strict=True) if a != b
@@ -240,8 +268,50 @@ def _sampled(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def _summary_plan(value: Any, n: int) -> Plan:
-    rendered = jsonlib.dumps(_sampled(value), indent=2, ensure_ascii=False).split("\n")
+_HTTP_STATUS = re.compile(r"^HTTP/\d(?:\.\d)? \d{3}\b")
+_HTTP_HEADER = re.compile(r"^[\w-]+: ")
+
+
+def _http_body(lines: list[str]) -> int | None:
+    """The line where a compact JSON body starts after HTTP responses (`curl -i`, redirects
+    followed): every line before it is a status line, a header or blank, and the body is one
+    line; None when not so (a pretty-printed body is a region of its own for the pipeline's
+    segments)."""
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(("{", "[")) and i and not lines[i - 1].strip():
+            return i if not any(rest.strip() for rest in lines[i + 1 :]) else None
+        if stripped and not (_HTTP_STATUS.match(line) or _HTTP_HEADER.match(line)):
+            return None
+    return None
+
+
+def _compact(value: Any, spaced: bool) -> list[str]:
+    """A sampled value rendered as it came, on one line but for one top-level key or item a
+    line; `spaced` for `", "` and `": "` separators (Python's default), else none."""
+    sampled = _sampled(value)
+    separators = (", ", ": ") if spaced else (",", ":")
+
+    def dump(v: Any) -> str:
+        return jsonlib.dumps(v, ensure_ascii=False, separators=separators)
+
+    if isinstance(sampled, dict) and sampled:
+        items = [f"{dump(k)}{separators[1]}{dump(v)}" for k, v in sampled.items()]
+    elif isinstance(sampled, list) and sampled:
+        items = [dump(v) for v in sampled]
+    else:
+        return [dump(sampled)]
+    opening, closing = ("{", "}") if isinstance(sampled, dict) else ("[", "]")
+    rows = [item + "," for item in items[:-1]] + [items[-1] + closing]
+    rows[0] = opening + rows[0]
+    return rows
+
+
+def _summary_plan(value: Any, n: int, compact: bool = False, spaced: bool = True) -> Plan:
+    if compact:
+        rendered = _compact(value, spaced)
+    else:
+        rendered = jsonlib.dumps(_sampled(value), indent=2, ensure_ascii=False).split("\n")
     plan: Plan = [Summary((line,), 0, 0, priority=0) for line in rendered[:-1]]
     plan.append(Summary((rendered[-1],), 0, n, priority=0))
     return plan
@@ -249,7 +319,19 @@ def _summary_plan(value: Any, n: int) -> Plan:
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     lines = split_lines(text)
-    if len(lines) > 2 and max(map(len, lines)) <= LONG_LINE:
+    if lines and _HTTP_STATUS.match(lines[0]):
+        start = _http_body(lines)
+        if start is None:
+            return None
+        body = reduce("\n".join(lines[start:]), hint, budget)
+        if body is None:
+            return None
+        head: Plan = [Keep(0, start, TOP)]
+        return head + [replace(p, start=p.start + start, end=p.end + start) for p in body]
+    if len(lines) > 2 and _json_lines(lines):
+        return _records_plan(text, budget)
+    pretty = lines[0].strip() in ("{", "[")
+    if len(lines) > 2 and (pretty or max(map(len, lines)) <= LONG_LINE):
         # Pretty-printed: the plan follows the nesting of the lines, which `_containers` checks
         # (one value, every bracket closed); parsing the whole value as well would cost more
         # than the rest of the reduction and add nothing to the plan.
@@ -260,6 +342,123 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         return None
     if not isinstance(value, dict | list):
         return None
-    plan = _summary_plan(value, len(lines))
+    compact = "\n" not in text.strip()
+    plan = _summary_plan(value, len(lines), compact, spaced='": ' in text[:2000])
     rendered_chars = sum(len(p.lines[0]) + 1 for p in plan if isinstance(p, Summary))
     return plan if rendered_chars < len(text) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON lines
+
+RECORDS_SAMPLE = 200
+"""Lines looked at to tell JSON lines from a pretty-printed value."""
+CATEGORY_VALUES = 20
+"""A field with at most this many distinct short values is categorical (`"Action"`, `"level"`)."""
+SHORT_VALUE = 40
+_SIGNAL = re.compile(
+    r"(?i)\b(?:errors?|fail|failed|failure|fatal|panic(?:ked)?|exception|warn(?:ing)?|denied"
+    r"|refused|timeout|timed out|critical|abort(?:ed)?)\b"
+)
+_SIGNAL_WORDS = (
+    "error",
+    "fail",
+    "fatal",
+    "panic",
+    "exception",
+    "warn",
+    "denied",
+    "refused",
+    "timeout",
+    "timed out",
+    "critical",
+    "abort",
+)
+"""Plain substrings found by `str.find` in the lowered text before the word pattern checks
+the line."""
+
+
+def _json_lines(lines: list[str]) -> bool:
+    """Whether the first lines are each one compact JSON object, and not log records."""
+    head = [line.strip() for line in lines[:RECORDS_SAMPLE] if line.strip()]
+    if len(head) < 3 or not all(line[0] == "{" and line[-1] == "}" for line in head):
+        return False
+    if sum(1 for line in head if is_log_line(line)) * 2 >= len(head):
+        return False
+    try:
+        return all(isinstance(orjson.loads(line), dict) for line in head[:20])
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _records_plan(text: str, budget: Budget) -> Plan | None:
+    lines = Lines(text)
+    n = len(lines)
+    priority = Marks()
+    seen: dict[str, int] = {}
+    last_of: dict[str, int] = {}
+    for i in _signal_lines(lines):
+        key = template(lines.lines[i])
+        priority.mark(i, HIGH if key not in seen else MID)
+        seen.setdefault(key, i)
+        last_of[key] = i
+        for j in range(max(0, i - 2), i):
+            priority.mark(j, MID - 10)
+    for i in last_of.values():
+        priority.mark(i, HIGH)
+    for i in _rare_records(lines):
+        priority.mark(i, MID)
+    if not priority:
+        return None  # nothing stands out: no reason to prefer these records over salience
+    priority.mark(0, MID)
+    priority.mark(n - 1, LAST_RECORD)
+    fitter = Fitter(lines, budget)
+    fitter.add_marks(priority)
+    return finish(fitter.plan(), n)
+
+
+def _signal_lines(lines: Lines) -> list[int]:
+    """The lines holding a signal word: substring search in the lowered text, then the word
+    pattern on each line found."""
+    low, starts, text_lines = lines.text.lower(), lines.starts, lines.lines
+    found: set[int] = set()
+    for word in _SIGNAL_WORDS:
+        position = low.find(word)
+        while position >= 0:
+            i = bisect_right(starts, position) - 1
+            found.add(i)
+            position = low.find(word, starts[i + 1])
+    return [i for i in sorted(found) if _SIGNAL.search(text_lines[i])]
+
+
+def _rare_records(lines: Lines) -> list[int]:
+    """The records whose value of a categorical field (few distinct short values among the
+    first `RECORDS_SAMPLE` records, like `"Action"`) occurs in at most one record in 50 (and
+    at most 3 times) in the whole text. Values are counted by one scan of the text a field."""
+    keys: dict[str, set[object]] = {}
+    for line in lines.lines[:RECORDS_SAMPLE]:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        for key, value in record.items():
+            if isinstance(value, str | bool) and len(str(value)) <= SHORT_VALUE:
+                keys.setdefault(key, set()).add(value)
+    text, starts = lines.text, lines.starts
+    rare_at = max(1, min(3, len(lines) // 50))
+    found: list[int] = []
+    for key, values in keys.items():
+        if not 1 < len(values) <= CATEGORY_VALUES:
+            continue
+        field = re.compile('"' + re.escape(key) + r'"\s*:\s*("(?:[^"\\\n]|\\.)*"|true|false)')
+        counts = Counter(field.findall(text))
+        if len(counts) > CATEGORY_VALUES or counts.total() < 2 * len(counts):
+            continue
+        rare = {value for value, count in counts.items() if count <= rare_at}
+        if rare:
+            found.extend(
+                bisect_right(starts, m.start()) - 1 for m in field.finditer(text) if m[1] in rare
+            )
+    return found

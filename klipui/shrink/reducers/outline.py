@@ -40,6 +40,30 @@ def _body(line: str) -> str:
     return line[match.end() :] if match else line
 
 
+EXPORTED, EXPORTED_METHOD = 20_000, 10_000
+_DEFINED_NAME = re.compile(
+    r"(?P<export>export\s+|pub(?:\([^)]*\))?\s+)?(?:default\s+)?(?:abstract\s+)?(?:async\s+)?"
+    r"(?:class|interface|struct|enum|trait|impl|module|object|def|function|fn|func|sub|proc|type)"
+    r"\s+(?P<receiver>\([^)]*\)\s*)?(?P<name>[\w$]+)"
+)
+
+
+def _exported(body: str) -> int:
+    """How much a top-level definition is part of the file's public face: `export`/`pub`, a
+    Go name with a capital, a Python name without a leading underscore rank above the others;
+    a Go method (with a receiver) ranks between."""
+    m = _DEFINED_NAME.match(body)
+    if m is None:
+        return 0
+    name = m.group("name")
+    public = bool(m.group("export")) or (
+        not name.startswith("_") and (not body.startswith(("func", "type")) or name[0].isupper())
+    )
+    if not public:
+        return 0
+    return EXPORTED_METHOD if m.group("receiver") else EXPORTED
+
+
 def _is_heading(body: str, previous_blank: bool, next_line: str, code: bool = False) -> bool:
     if _MARKDOWN.match(body):
         return not code  # a `# comment` in code is no heading
@@ -78,7 +102,7 @@ _KINDS = {
     r"(?:async[ \t]+)?(?:def|function|fn|func|sub|proc|type)\b",
     "method": r"[ \t]++(?:pub(?:\([^)\n]*\))?[ \t]+)?(?:async[ \t]+)?(?:static[ \t]+)?"
     r"(?:def|function|fn|func|sub|proc)\b",
-    "dunder": r"__\w+__[ \t]*(?::[^=\n]*)?=",
+    "dunder": r"__\w+__[ \t]*(?::[^=\n]*)?=|package[ \t]+[\w.]+;?[ \t]*\r?$",
     "constant": r"[A-Z][A-Z0-9_]+[ \t]*(?::[^=\n]*)?=",
 }
 _GUARD = r"(?=[ \t]*+\d|[#A-Z_acdefimopst]|[ \t]++[adfps])"
@@ -131,7 +155,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     for i in sorted(set(found["klass"]) | set(found["function"])):
         following = bisect_right(statements, i)
         next_top = statements[following] if following < len(statements) else n
-        raise_to(i, DEFINITION + min(next_top - i, 9_999))
+        raise_to(i, DEFINITION + _exported(_body(lines[i])) + min(next_top - i, 9_999))
         outline += 1
     for i in found["dunder"]:
         raise_to(i, DUNDER)

@@ -34,6 +34,7 @@ from klipui.shrink.reducers._patterns import (
     finish,
     line_regex,
     sample,
+    table_outliers,
 )
 from klipui.shrink.salience import column_outliers
 
@@ -61,6 +62,7 @@ _PLAN_NODE = re.compile(
     r"(?: \(actual (?:time=[\d.]+\.\.(?P<time>[\d.]+) )?rows=[\d.]+ loops=(?P<loops>\d+)\)"
     r"| \(never executed\))?"
 )
+_BAR = re.compile(r"\s*[|│]\s*")
 _TIMING = re.compile(r"^\s*(?:Planning|Execution|Total runtime|JIT|Timing|Trigger)\b")
 _DETAIL_SIGNAL = re.compile(
     r"Rows Removed by|external|Disk:|Batches: [2-9]|Heap Blocks: lossy|Recheck"
@@ -289,6 +291,14 @@ def _mark_outliers(lines: list[str], table: _Table, mark: Mark) -> None:
     start, end = table.rows_start, table.rows_end
     for k in column_outliers(lines[start:end]):
         mark(start + k, HIGH - FIRST_ROWS)
+    rows = [k for k in range(start, end) if "|" in lines[k] or "│" in lines[k]]
+    if len(rows) == end - start:
+        # cells between bars (psql, mysql, sqlite -box): every column, not the leading ones
+        cells = [_BAR.split(lines[k].strip().strip("|│").strip()) for k in rows]
+        # a rare value or a far extreme says more than being the largest: above the first rows
+        found = table_outliers([[c.strip() for c in row] for row in cells])
+        for k, rare in found.items():
+            mark(rows[k], HIGH - 1 if rare else HIGH - 2)
 
 
 def _indent(line: str) -> int:

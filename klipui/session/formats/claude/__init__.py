@@ -3,12 +3,12 @@ user, assistant, tool-result, summary and bookkeeping lines; sub-agents in `<id>
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from datetime import datetime
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from klipui.session.adapter import Adapter, ChildBody, ChildSource, Root
+from klipui.session.adapter import ModuleAdapter, Root
 from klipui.session.formats.claude import child, lowering
 from klipui.session.formats.claude.lowering import (
     KNOWN_TYPES,
@@ -24,27 +24,27 @@ from klipui.session.formats.claude.lowering import (
     subagent_files,
     subagents,
 )
-from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.model import Session, SessionInfo
+from klipui.session.resume import (
+    ResumeCommand,
+    ResumeError,
+    project_folder,
+    project_key,
+    prompt_args,
+)
+
+UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+"""A Claude Code session id (its file name)."""
 
 
-class ClaudeAdapter(Adapter):
+class ClaudeAdapter(ModuleAdapter):
     """Claude Code sessions."""
 
+    lowering = lowering
+    writer = child
     name = "claude"
     agent = "Claude Code"
     titled = child.TITLED
-
-    def sniff(self, values: Sequence[Any]) -> bool:
-        return lowering.sniff(values)
-
-    def lower(self, path: Path, records: list[Record], problems: list[Problem]) -> Session:
-        return lowering.lower(path, records, problems)
-
-    def info(self, path: Path, values: Sequence[Any]) -> SessionInfo:
-        return lowering.info(path, values)
-
-    def raise_records(self, session: Session, events: Sequence[Event]) -> Iterator[bytes]:
-        return lowering.raise_records(session, events)
 
     def subagents(self, session: Session) -> list[Path]:
         return lowering.subagents(session)
@@ -65,17 +65,31 @@ class ClaudeAdapter(Adapter):
             Root(self.name, projects, "*/*/subagents/agent-*.jsonl", orphans_only=True),
         ]
 
-    def new_id(self, now: datetime) -> str:
-        return child.new_id(now)
-
-    def child_path(self, session: Session, child_id: str, now: datetime) -> Path:
-        return child.child_path(session, child_id, now)
-
-    def build_child(self, source: ChildSource) -> ChildBody:
-        return child.build(source)
-
     def replace_result(self, value: Any, call_id: str, text: str) -> Any | None:
         return child.replace_result(value, call_id, text)
+
+    def resume(self, session: Session, prompt: str | None = None) -> ResumeCommand:
+        """`claude --resume <id>` from the project folder (`claude -p --resume <id> <prompt>`).
+
+        Claude Code finds the file as `~/.claude/projects/<project folder, every character but
+        a letter or digit turned into '-'>/<id>.jsonl`, so the id is the file's name, a UUID."""
+        stem = session.path.stem
+        if not UUID.match(stem) or session.path.suffix != ".jsonl":
+            raise ResumeError(
+                f"{session.path}: Claude Code resumes a session by its file name, `<uuid>.jsonl`; "
+                "this file is not named so"
+            )
+        cwd = project_folder(session, self.agent)
+        expected = project_key(str(cwd))
+        note = ""
+        if session.path.parent.name != expected:
+            note = (
+                f"Claude Code looks for it in ~/.claude/projects/{expected}/; "
+                "this file is elsewhere, so it may say no conversation was found"
+            )
+        head = ("claude", "-p") if prompt is not None else ("claude",)
+        argv = (*head, "--resume", stem, *prompt_args(prompt))
+        return ResumeCommand(self.agent, argv, cwd, note)
 
 
 ADAPTER = ClaudeAdapter()

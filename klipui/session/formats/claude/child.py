@@ -31,11 +31,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from klipui.session.adapter import ChildBody, ChildSource
 from klipui.session.childkit import child_title_text, last_turn_ending
 from klipui.session.formats._native import kept_records, replace_result_blocks
+from klipui.session.formats._values import dumps_json
 from klipui.session.formats.claude import chain
 from klipui.session.model import Event, Session
 
@@ -85,13 +84,13 @@ def build(source: ChildSource) -> ChildBody:
     namespace = uuid.UUID(source.child_id)
     uuids = _uuid_map(values, kept, namespace)
     parents = chain.parents(values)
-    raw = {i: session.record_bytes(i) for i in kept if i not in source.replacements}
     lines: list[bytes] = []
     leaf: str | None = None
     links: list[_Link] = []
     for index in kept:
         value = source.replacements.get(index, values[index])
-        line = orjson.dumps(value) if index in source.replacements else raw[index]
+        # Each kept line is read when it is rewritten: the parent's bytes are never all held.
+        line = dumps_json(value) if index in source.replacements else session.record_bytes(index)
         changes = _changes(value, source.child_id, uuids, parents)
         lines.append(_rewrite(line, value, changes))
         if isinstance(value.get("uuid"), str) and not value.get("isSidechain"):
@@ -99,7 +98,7 @@ def build(source: ChildSource) -> ChildBody:
         links.append(_link(value, changes))
     if leaf is not None and _needs_interruption_mark(source.kept):
         mark = _interruption_mark(values[kept[-1]], source.child_id, leaf)
-        lines.append(orjson.dumps(mark))
+        lines.append(dumps_json(mark))
         leaf = mark["uuid"]
         notes.append(
             f"added a {INTERRUPTED_MARK!r} line (as Claude Code writes for an interrupted "
@@ -108,7 +107,7 @@ def build(source: ChildSource) -> ChildBody:
     summary: dict[str, Any] = {"type": "summary", "summary": child_title_text(source.title)}
     if leaf is not None:
         summary["leafUuid"] = leaf
-    lines.insert(0, orjson.dumps(summary))
+    lines.insert(0, dumps_json(summary))
     branch = {e.origin for e in session.events if e.type == "claude/branch"}
     shown = [link for index, link in zip(kept, links, strict=True) if index not in branch]
     warnings = _hidden_lines(shown)
@@ -364,7 +363,7 @@ def _rewrite(line: bytes, value: dict[str, Any], changes: list[tuple[str, Any, A
     once in the line, else by re-encoding the changed value."""
     if not changes:
         return line
-    dumps = orjson.dumps
+    dumps = dumps_json
     out = line
     for key, old, new in changes:
         pattern = b'"' + key.encode() + b'":' + dumps(old)

@@ -50,7 +50,7 @@ import orjson
 from klipui.session.blocks import first_line
 from klipui.session.files import open_regular
 from klipui.session.formats._native import ORIGINS, EventBuilder, kept_records, project_name
-from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines
+from klipui.session.formats._values import base64_size, dumps_json, iso_ms, json_text, raw_lines
 from klipui.session.formats.claude.chain import chain_parent, nearest_kept
 from klipui.session.formats.claude.chain import parents as chain_parents
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
@@ -769,4 +769,4 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
 def _relinked(value: dict[str, Any], parent: str | None) -> bytes:
     changed = dict(value)
     changed["parentUuid"] = parent
-    return orjson.dumps(changed)
+    return dumps_json(changed)

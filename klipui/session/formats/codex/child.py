@@ -22,6 +22,7 @@ import orjson
 from klipui.session.adapter import ChildBody, ChildSource
 from klipui.session.childkit import iso_stamp, last_turn_ending, uuid7
 from klipui.session.formats._native import kept_records
+from klipui.session.formats._values import dumps_json
 from klipui.session.model import Event, Session
 
 TITLED = False
@@ -146,17 +147,17 @@ def build(source: ChildSource) -> ChildBody:
     payload["timestamp"] = stamp
     new_meta = {**meta, "timestamp": stamp, "type": "session_meta", "payload": payload}
     raw = {i: session.record_bytes(i) for i in kept if i not in source.replacements}
-    lines = [orjson.dumps(new_meta)]
+    lines = [dumps_json(new_meta)]
     for index in kept:
         if index in source.replacements:
-            lines.append(orjson.dumps(source.replacements[index]))
+            lines.append(dumps_json(source.replacements[index]))
         else:
             lines.append(raw[index])
     if _needs_abort_mark(source.kept):
         last = values[kept[-1]] if kept else {}
         when = last.get("timestamp")
         lines.append(
-            orjson.dumps(_abort_mark(when if isinstance(when, str) else stamp, last.get("ordinal")))
+            dumps_json(_abort_mark(when if isinstance(when, str) else stamp, last.get("ordinal")))
         )
         notes.append(
             "added a turn_aborted event (as Codex writes for an interrupted turn) so that the "
@@ -206,5 +207,5 @@ def _output(output: Any, text: str) -> Any:
         except orjson.JSONDecodeError:
             wrapped = None
         if isinstance(wrapped, dict) and "output" in wrapped:
-            return orjson.dumps({**wrapped, "output": text}).decode()
+            return dumps_json({**wrapped, "output": text}).decode()
     return text

@@ -3,12 +3,10 @@ already are session events (a `session` header, then `SessionEvent`s)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from klipui.session.adapter import Adapter, ChildBody, ChildSource, Root
+from klipui.session.adapter import ChildBody, ModuleAdapter, Root
 from klipui.session.formats.dsh import child, lowering
 from klipui.session.formats.dsh.lowering import (
     CHUNK_ROWS,
@@ -29,48 +27,44 @@ from klipui.session.formats.dsh.lowering import (
     session_path,
     sniff,
 )
-from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.index import Indexer, RecordIndex
+from klipui.session.model import Session, SessionInfo
+from klipui.session.resume import ResumeCommand, project_folder, prompt_args, session_id_for
 
 
-class DshAdapter(Adapter):
+class DshAdapter(ModuleAdapter):
     """DeepSeek Harness session logs."""
 
+    lowering = lowering
+    writer = child
     name = "dsh"
     agent = "DeepSeek Harness"
     titled = child.TITLED
     native_events = True
     end_mark = "the log has no turn/end for it"
 
-    def sniff(self, values: Sequence[Any]) -> bool:
-        return lowering.sniff(values)
-
-    def lower(self, path: Path, records: list[Record], problems: list[Problem]) -> Session:
-        return lowering.lower(path, records, problems)
-
-    def info(self, path: Path, values: Sequence[Any]) -> SessionInfo:
-        return lowering.info(path, values)
-
-    def raise_records(self, session: Session, events: Sequence[Event]) -> Iterator[bytes]:
-        return lowering.raise_records(session, events)
-
     def scan_info(self, path: Path) -> SessionInfo | None:
         return lowering.scan_info(path)
+
+    def indexer(self, path: Path, index: RecordIndex) -> Indexer | None:
+        from klipui.session.formats.dsh.indexed import DshIndexer
+
+        return DshIndexer(path, index)
 
     def roots(self, home: Path, environ: Mapping[str, str]) -> list[Root]:
         dsh = Path(environ.get("DSH_HOME") or home / ".dsh")
         return [Root(self.name, dsh / "sessions", "*/*/session.jsonl*")]
 
-    def new_id(self, now: datetime) -> str:
-        return child.new_id(now)
-
-    def child_path(self, session: Session, child_id: str, now: datetime) -> Path:
-        return child.child_path(session, child_id, now)
-
-    def build_child(self, source: ChildSource) -> ChildBody:
-        return child.build(source)
-
     def child_compression(self, path: Path, body: ChildBody) -> str | None:
         return "zstd" if path.name.endswith(ZSTD_SUFFIX) else None
+
+    def resume(self, session: Session, prompt: str | None = None) -> ResumeCommand:
+        """`dsh --profile tui --resume <id>` from the session's folder, as its help shows."""
+        session_id = session_id_for(session, self.agent)
+        cwd = project_folder(session, self.agent)
+        note = "dsh 0.1.0 ships no tui profile; `dsh web` resumes it from the browser"
+        argv = ("dsh", "--profile", "tui", "--resume", session_id, *prompt_args(prompt))
+        return ResumeCommand(self.agent, argv, cwd, note)
 
 
 ADAPTER = DshAdapter()

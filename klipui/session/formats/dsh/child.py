@@ -17,10 +17,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from klipui.session.adapter import ChildBody, ChildSource
 from klipui.session.childkit import base36, child_title_text, epoch_ms, random_base36
+from klipui.session.formats._values import dumps_json
 from klipui.session.model import Session
 
 TITLED = True
@@ -100,7 +99,7 @@ def build(source: ChildSource) -> ChildBody:
             },
         }
     )
-    dumps = orjson.dumps
+    dumps = dumps_json
     lines = [dumps(header(source, len(seed), notes))]
     lines.extend(dumps(event) for event in events)
     records = len({e.origin for e in source.kept if e.origin is not None})

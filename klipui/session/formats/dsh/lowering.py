@@ -21,10 +21,9 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from klipui.session.blocks import event_texts, first_line, iter_block_texts
-from klipui.session.formats._values import text_or_none
+from klipui.session.formats._values import dumps_json, text_or_none
+from klipui.session.jsonl import decode_line
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.tokens import estimate_tokens
 from klipui.session.turns import build_turns
@@ -126,34 +125,10 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
     events: list[Event] = []
     spath = str(path)
     for index, record in enumerate(records):
-        value = record.value
-        kind = value.get("type")
-        if index == 0 and _is_header(value):
-            header = value
+        if index == 0 and _is_header(record.value):
+            header = record.value
             continue
-        if kind in CHUNK_ROWS and "seq0" in value:
-            try:
-                events.extend(expand_row(value, index))
-            except (TypeError, KeyError, ValueError) as error:
-                problems.append(Problem(spath, record.line, f"bad {kind} row: {error}"))
-            continue
-        if not isinstance(kind, str) or not isinstance(value.get("seq"), int):
-            problems.append(Problem(spath, record.line, "not a SessionEvent (no type or seq)"))
-            continue
-        data = value.get("data")
-        time = value.get("time")
-        events.append(
-            Event(
-                kind,
-                value["seq"],
-                _number(time),
-                data if isinstance(data, dict) else {},
-                value.get("sourceEventSeqs"),
-                value.get("surfaceOp"),
-                bool(value.get("ignorable", False)),
-                index,
-            )
-        )
+        events.extend(lower_record(spath, index, record, problems))
     _check_seqs(spath, records, events, problems)
     session = Session(
         path=path,
@@ -164,12 +139,52 @@ def lower(path: Path, records: list[Record], problems: list[Problem]) -> Session
         turns=build_turns(events),
         problems=problems,
     )
+    describe(session, header, latest_title(events))
+    return session
+
+
+def describe(session: Session, header: dict[str, Any] | None, title: str | None) -> None:
+    """Set the session's fields that come from its header, and its title."""
     if header is not None:
         session.cwd = text_or_none(header.get("cwd"))
         session.session_id = text_or_none(header.get("id"))
         session.parent = text_or_none(header.get("parentSession"))
-    session.title = latest_title(events)
-    return session
+    session.title = title
+
+
+def is_header(index: int, value: Any) -> bool:
+    """Whether record `index` of value `value` is the session header (only the first can be)."""
+    return index == 0 and _is_header(value)
+
+
+def lower_record(spath: str, index: int, record: Record, problems: list[Problem]) -> list[Event]:
+    """The events of record `index` (not the header): a SessionEvent, or the members of a packed
+    row; none, and a problem, for a record that is neither."""
+    value = record.value
+    kind = value.get("type")
+    if kind in CHUNK_ROWS and "seq0" in value:
+        try:
+            return expand_row(value, index)
+        except (TypeError, KeyError, ValueError) as error:
+            problems.append(Problem(spath, record.line, f"bad {kind} row: {error}"))
+            return []
+    if not isinstance(kind, str) or not isinstance(value.get("seq"), int):
+        problems.append(Problem(spath, record.line, "not a SessionEvent (no type or seq)"))
+        return []
+    data = value.get("data")
+    time = value.get("time")
+    return [
+        Event(
+            kind,
+            value["seq"],
+            _number(time),
+            data if isinstance(data, dict) else {},
+            value.get("sourceEventSeqs"),
+            value.get("surfaceOp"),
+            bool(value.get("ignorable", False)),
+            index,
+        )
+    ]
 
 
 def _check_seqs(
@@ -267,17 +282,17 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
     """
     if session.header is not None:
         raw = session.record_bytes(0) if session.records else None
-        if raw is not None and orjson.loads(raw) == session.header:
+        if raw is not None and decode_line(raw) == session.header:
             yield raw
         else:
-            yield orjson.dumps(session.header)
+            yield dumps_json(session.header)
     position = 0
     total = len(events)
     while position < total:
         event = events[position]
         origin = event.origin
         raw = session.record_bytes(origin) if origin is not None else None
-        record: dict[str, Any] = orjson.loads(raw) if raw is not None else {}
+        record: dict[str, Any] = decode_line(raw) if raw is not None else {}
         if origin is not None and raw is not None and record.get("type") in CHUNK_ROWS:
             members = expand_row(record)
             run = events[position : position + len(members)]
@@ -286,14 +301,14 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
                 if shift == 0:
                     yield raw
                 else:
-                    yield orjson.dumps({**record, "seq0": record["seq0"] + shift})
+                    yield dumps_json({**record, "seq0": record["seq0"] + shift})
                 position += len(members)
                 continue
-            yield orjson.dumps(event.to_dict())
+            yield dumps_json(event.to_dict())
         elif raw is not None and _same_event(event, record):
             yield raw
         else:
-            yield orjson.dumps(_native(event, record if raw is not None else None))
+            yield dumps_json(_native(event, record if raw is not None else None))
         position += 1
 
 

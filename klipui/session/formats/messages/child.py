@@ -8,12 +8,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from klipui.session.adapter import ChildBody, ChildSource
 from klipui.session.childkit import base36, epoch_ms, random_base36
 from klipui.session.formats._native import replace_result_blocks
 from klipui.session.formats._turnkit import first_seen_origins
+from klipui.session.formats._values import dumps_json
 from klipui.session.formats.messages.lowering import raise_records
 from klipui.session.model import Session
 
@@ -42,7 +41,7 @@ def build(source: ChildSource) -> ChildBody:
         if len(origins) == len(lines):
             for position, index in enumerate(origins):
                 if index in source.replacements:
-                    lines[position] = orjson.dumps(source.replacements[index])
+                    lines[position] = dumps_json(source.replacements[index])
         else:
             notes.append("some lines were rebuilt by the clip, so no tool result was replaced")
     return ChildBody(lines, None, [], notes, len(origins))

@@ -30,8 +30,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from klipui.session.formats._turnkit import (
     EventLog,
     as_ms,
@@ -40,7 +38,7 @@ from klipui.session.formats._turnkit import (
     text_blocks,
     title_line,
 )
-from klipui.session.formats._values import base64_size, data_url_image, raw_lines
+from klipui.session.formats._values import base64_size, data_url_image, dumps_json, raw_lines
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -326,7 +324,7 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
         value = session.records[index].value
         rebuilt = _rebuild(value, kept[index])
         if rebuilt is not None:
-            yield orjson.dumps(rebuilt)
+            yield dumps_json(rebuilt)
 
 
 def _rebuild(value: dict[str, Any], parts: set[tuple[int, int]]) -> dict[str, Any] | None:

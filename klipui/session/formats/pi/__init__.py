@@ -3,12 +3,11 @@ linked by `parentId` (v1 files by line order)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from klipui.session.adapter import Adapter, ChildBody, ChildSource, Root
+from klipui.session.adapter import ModuleAdapter, Root
 from klipui.session.formats.pi import child, lowering
 from klipui.session.formats.pi.lowering import (
     agent,
@@ -19,42 +18,32 @@ from klipui.session.formats.pi.lowering import (
     raise_records,
     sniff,
 )
-from klipui.session.model import Event, Problem, Record, Session, SessionInfo
+from klipui.session.model import Session
+from klipui.session.resume import ResumeCommand, project_folder, prompt_args
 
 
-class PiAdapter(Adapter):
+class PiAdapter(ModuleAdapter):
     """pi sessions."""
 
+    lowering = lowering
+    writer = child
     name = "pi"
     agent = "pi"
     titled = child.TITLED
 
-    def sniff(self, values: Sequence[Any]) -> bool:
-        return lowering.sniff(values)
-
-    def lower(self, path: Path, records: list[Record], problems: list[Problem]) -> Session:
-        return lowering.lower(path, records, problems)
-
-    def info(self, path: Path, values: Sequence[Any]) -> SessionInfo:
-        return lowering.info(path, values)
-
-    def raise_records(self, session: Session, events: Sequence[Event]) -> Iterator[bytes]:
-        return lowering.raise_records(session, events)
-
     def roots(self, home: Path, environ: Mapping[str, str]) -> list[Root]:
         return [Root(self.name, home / ".pi" / "agent" / "sessions", "*/*.jsonl")]
 
-    def new_id(self, now: datetime) -> str:
-        return child.new_id(now)
-
-    def child_path(self, session: Session, child_id: str, now: datetime) -> Path:
-        return child.child_path(session, child_id, now)
-
-    def build_child(self, source: ChildSource) -> ChildBody:
-        return child.build(source)
-
     def replace_result(self, value: Any, call_id: str, text: str) -> Any | None:
         return child.replace_result(value, call_id, text)
+
+    def resume(self, session: Session, prompt: str | None = None) -> ResumeCommand:
+        """`pi --session <file>` from the session's folder (`pi -p --session <file> <prompt>`);
+        pi refuses a header `cwd` that is gone."""
+        cwd = project_folder(session, self.agent)
+        head = ("pi", "-p") if prompt is not None else ("pi",)
+        argv = (*head, "--session", str(session.path.resolve()), *prompt_args(prompt))
+        return ResumeCommand(self.agent, argv, cwd)
 
 
 ADAPTER = PiAdapter()

@@ -15,16 +15,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from klipui.session.adapter import ChildBody, ChildSource
 from klipui.session.childkit import child_title_text, iso_stamp, uuid7
 from klipui.session.formats._turnkit import first_seen_origins
+from klipui.session.formats._values import dumps_json
 from klipui.session.formats.pi.lowering import raise_records
+from klipui.session.jsonl import decode_line
 from klipui.session.model import Session
 
 TITLED = True
@@ -72,19 +73,19 @@ def build(source: ChildSource) -> ChildBody:
     for line_number, index in enumerate(kept, start=1):
         value = source.replacements.get(index, records[index].value)
         if index in source.replacements:
-            lines[line_number] = orjson.dumps(_relinked(value, lines[line_number]))
+            lines[line_number] = dumps_json(_relinked(value, lines[line_number]))
         if value.get("type") != "compaction":
             continue
         moved = _moved_compaction(value, index, kept, position, records)
         if moved is not None:
-            lines[line_number] = orjson.dumps({**orjson.loads(lines[line_number]), **moved})
+            lines[line_number] = dumps_json({**decode_line(lines[line_number]), **moved})
             notes.append(f"compaction entry (line {records[index].line}): first kept entry moved")
     info: dict[str, Any] = {"type": "session_info", "name": child_title_text(source.title)}
     last_id = _last_id(lines[1:])
     if last_id is not None:
         info = {"type": "session_info", "id": _short_id(), "parentId": last_id, **info}
     info["timestamp"] = iso_stamp(source.now)
-    lines.append(orjson.dumps(info))
+    lines.append(dumps_json(info))
     return ChildBody(lines, None, blockers, notes, len(kept))
 
 
@@ -92,7 +93,7 @@ def _relinked(value: dict[str, Any], raised_line: bytes) -> dict[str, Any]:
     """A replacement entry carrying the parentId the raise gave the original."""
     if "parentId" not in value:
         return value
-    raised = orjson.loads(raised_line)
+    raised = decode_line(raised_line)
     return {**value, "parentId": raised.get("parentId")}
 
 
@@ -101,7 +102,7 @@ def _moved_compaction(
     index: int,
     kept: list[int],
     position: dict[int, int],
-    records: list[Any],
+    records: Sequence[Any],
 ) -> dict[str, Any] | None:
     """New first-kept fields for a kept compaction entry whose target moved or went."""
     target = value.get("firstKeptEntryIndex")
@@ -121,7 +122,8 @@ def _moved_compaction(
 
 def _last_id(lines: list[bytes]) -> str | None:
     for line in reversed(lines):
-        entry_id = orjson.loads(line).get("id")
+        value = decode_line(line)
+        entry_id = value.get("id") if isinstance(value, dict) else None
         if isinstance(entry_id, str):
             return entry_id
         return None

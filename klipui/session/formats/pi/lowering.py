@@ -34,8 +34,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from klipui.session.formats._turnkit import (
     EventLog,
     as_ms,
@@ -44,7 +42,7 @@ from klipui.session.formats._turnkit import (
     text_blocks,
     title_line,
 )
-from klipui.session.formats._values import base64_size, iso_ms, json_text, raw_lines
+from klipui.session.formats._values import base64_size, dumps_json, iso_ms, json_text, raw_lines
 from klipui.session.model import Event, Problem, Record, Session, SessionInfo
 from klipui.session.turns import build_turns
 
@@ -355,7 +353,7 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
         if header_index is not None and session.header == records[header_index].value:
             yield raw[header_index]
         else:
-            yield orjson.dumps(session.header)
+            yield dumps_json(session.header)
     relink = _relinker(records, kept)
     for index in kept:
         value = records[index].value
@@ -363,7 +361,7 @@ def raise_records(session: Session, events: Sequence[Event]) -> Iterator[bytes]:
         if parent is _UNCHANGED:
             yield raw[index]
         else:
-            yield orjson.dumps({**value, "parentId": parent})
+            yield dumps_json({**value, "parentId": parent})
 
 
 _UNCHANGED = object()
@@ -377,7 +375,7 @@ def _relinker(records: Sequence[Record], kept: Sequence[int]) -> dict[int, Any]:
         entry_id = record.value.get("id")
         if isinstance(entry_id, str) and record.value.get("type") != "session":
             parents[entry_id] = record.value.get("parentId")
-    kept_ids = {records[i].value.get("id") for i in kept}
+    kept_ids = {i for i in (records[k].value.get("id") for k in kept) if isinstance(i, str)}
     out: dict[int, Any] = {}
     for index in kept:
         value = records[index].value
