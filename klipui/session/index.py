@@ -254,7 +254,40 @@ class _Cache(OrderedDict[int, T]):
             self.held -= self._weights.pop(old)
 
 
-class LazyRecords(Sequence[Record]):
+class _LazySequence(Sequence[T]):
+    """A sequence read from the file on demand: an item alone (`_item`), or a run of items
+    (`run`) for a slice."""
+
+    what = "item"
+
+    @abstractmethod
+    def __len__(self) -> int: ...
+
+    @abstractmethod
+    def run(self, start: int, stop: int, *, keep: bool = True) -> list[T]: ...
+
+    @abstractmethod
+    def _item(self, position: int) -> T: ...
+
+    @overload
+    def __getitem__(self, key: int) -> T: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> list[T]: ...
+
+    def __getitem__(self, key: int | slice) -> T | list[T]:
+        if isinstance(key, slice):
+            start, stop, step = key.indices(len(self))
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            return self.run(start, stop)
+        position = key + len(self) if key < 0 else key
+        if not 0 <= position < len(self):
+            raise IndexError(f"{self.what} index out of range")
+        return self._item(position)
+
+
+class LazyRecords(_LazySequence[Record]):
     """A session's records, decoded from the file when read."""
 
     def __init__(self, index: RecordIndex, first: Sequence[Record] = ()) -> None:
@@ -266,21 +299,9 @@ class LazyRecords(Sequence[Record]):
     def __len__(self) -> int:
         return len(self.source)
 
-    @overload
-    def __getitem__(self, key: int) -> Record: ...
+    what = "record"
 
-    @overload
-    def __getitem__(self, key: slice) -> list[Record]: ...
-
-    def __getitem__(self, key: int | slice) -> Record | list[Record]:
-        if isinstance(key, slice):
-            start, stop, step = key.indices(len(self))
-            if step != 1:
-                return [self[i] for i in range(start, stop, step)]
-            return self.run(start, stop)
-        position = key + len(self) if key < 0 else key
-        if not 0 <= position < len(self):
-            raise IndexError("record index out of range")
+    def _item(self, position: int) -> Record:
         found = self._cache.take(position)
         if found is None:
             found = self.run(position, position + 1)[0]
@@ -318,7 +339,7 @@ Lower = Callable[[int, Record], list[Event]]
 """The events of one record (its index in the session's records, and the record)."""
 
 
-class LazyEvents(Sequence[Event]):
+class LazyEvents(_LazySequence[Event]):
     """A session's events, each record lowered when one of its events is read."""
 
     def __init__(self, records: LazyRecords, starts: array[int], lower: Lower) -> None:
@@ -332,21 +353,9 @@ class LazyEvents(Sequence[Event]):
     def __len__(self) -> int:
         return self.starts[-1] if self.starts else 0
 
-    @overload
-    def __getitem__(self, key: int) -> Event: ...
+    what = "event"
 
-    @overload
-    def __getitem__(self, key: slice) -> list[Event]: ...
-
-    def __getitem__(self, key: int | slice) -> Event | list[Event]:
-        if isinstance(key, slice):
-            start, stop, step = key.indices(len(self))
-            if step != 1:
-                return [self[i] for i in range(start, stop, step)]
-            return self.run(start, stop)
-        position = key + len(self) if key < 0 else key
-        if not 0 <= position < len(self):
-            raise IndexError("event index out of range")
+    def _item(self, position: int) -> Event:
         record = bisect_right(self.starts, position) - 1
         return self._record_events(record, None)[position - self.starts[record]]
 
