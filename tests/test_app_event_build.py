@@ -108,7 +108,7 @@ async def test_a_failed_build_says_so_instead_of_building_forever(
     import klipui.widgets.event_view as event_view
 
     def broken(*args: object, **kwargs: object) -> list[object]:
-        raise RecursionError("too deep")
+        raise RecursionError("too deep \x1b]0;pwned\x07[@click=app.quit]here[/]")
 
     path = _messages_session(tmp_path / "broken.jsonl", [1, 60])
     app = make_app(tmp_path, open_first=path)
@@ -120,7 +120,9 @@ async def test_a_failed_build_says_so_instead_of_building_forever(
         screen.show_turn(2)
         await wait_for(pilot, lambda: not view.building)
         assert [b.kind for b in view.document.blocks] == ["failed"]
-        assert "RecursionError" in view.document.blocks[0].header.plain
+        header = view.document.blocks[0].header.plain
+        assert "RecursionError: too deep" in header
+        assert "\x1b" not in header and "\x07" not in header and "pwned" not in header
 
 
 async def _build_and_find(pilot: Pilot, app: KlipuiApp) -> None:

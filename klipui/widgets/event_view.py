@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from klipui.labels import plural
+from klipui.session.display import clean_line
 from klipui.session.model import Session
 from klipui.widgets.event_doc import Block, EventDocument, RichBody, build_blocks
 from klipui.widgets.line_view import LineView
@@ -245,7 +246,8 @@ class EventView(LineView):
                 return
             document.row_count(request.width)  # the layout at the width it is likely drawn at
         except Exception as error:  # drawn as one line: the turn must not stay "building…"
-            line = Text(f"⚠ could not draw this turn: {type(error).__name__}", styles["error"])
+            why = clean_line(f"{type(error).__name__}: {error}")[:300]
+            line = Text(f"⚠ could not draw this turn: {why}", styles["error"])
             document = EventDocument([Block("failed", key[0], line)], styles, console)
             self.app.call_from_thread(self._built, request, document, False)
             return
