@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_shrink_properties import check_idempotent, check_rules
 
 from klipui.shrink import Budget, Hint, Keep, reducer_chain, segments, shrink
-from klipui.shrink.salience import FLOOR_SHARE, HEAD_FLOOR_SHARE, Scores
+from klipui.shrink.salience import FLOOR_SHARE, HEAD_FLOOR_SHARE, HEADING, STRONG, Scores
 from klipui.shrink.text import split, split_lines
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -295,3 +295,59 @@ def test_plan_over_budget_is_cut_by_salience_not_from_one_end() -> None:
     for kept in ("run started", lines[900], "== 3 failed, 40 passed in 12.1s =="):
         assert kept in out.content
     check_rules(text, out, budget)
+
+
+# false signals -------------------------------------------------------------------------------
+
+
+def _score_of(lines: list[str], index: int) -> int:
+    return Scores(split("\n".join(lines) + "\n"), Hint(tool="bash")).score.get(index, 0)
+
+
+def test_a_denial_joined_to_its_word_is_no_signal() -> None:
+    lines = _routine(200)
+    lines[50] = ";; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 4120"
+    lines[120] = ";; ->>HEADER<<- opcode: QUERY, status: REFUSED, id: 977"
+    lines[150] = "compiled with no-error flags, nonfatal checks on"
+    assert _score_of(lines, 50) < STRONG <= _score_of(lines, 120)
+    assert _score_of(lines, 150) < STRONG
+
+
+def test_only_a_one_letter_code_says_error() -> None:
+    lines = _routine(200)
+    lines[40] = "debug1: Server host key: ssh-ed25519 ED25519 SHA256:abcdef"
+    lines[80] = "lib/geo.py:12:4: E1136: Value 'previous' is unsubscriptable"
+    assert _score_of(lines, 40) < STRONG <= _score_of(lines, 80)
+
+
+def test_numbered_lines_of_quoted_code_report_nothing() -> None:
+    code = [
+        ">> Issue: [B602:shell] subprocess call with shell=True identified, security issue.",
+        "   Location: pkg/cli.py:955:37",
+        "954\t            try:",
+        "955\t                run(cmd, shell=True)",
+        "956\t            except (OSError, SubprocessError):",
+        "957\t                # failed to start, fall back to direct output",
+        "958\t                raise RuntimeError(cmd)",
+        "",
+    ]
+    lines = _routine(60) + code + _routine(60, seed=3)
+    first = 60
+    scores = Scores(split("\n".join(lines) + "\n"), Hint(tool="bash")).score
+    for i in range(first + 2, first + 7):
+        assert scores.get(i, 0) < HEADING, lines[i]
+    traceback = [
+        "Traceback (most recent call last):",
+        '  File "app.py", line 3, in <module>',
+        "    raise RuntimeError(cmd)",
+        "RuntimeError: failed to start",
+    ]
+    lines = _routine(60) + traceback + _routine(60, seed=3)
+    assert _score_of(lines, 63) >= STRONG
+
+
+def test_a_short_line_that_names_a_directory_is_no_error() -> None:
+    lines = [f"├── crate-{i} v0.{i}.0 (/ws/crate-{i})" for i in range(120)]
+    lines[30] = "├── errors v0.3.0 (/ws/errors)"
+    lines[90] = "error: failed to load manifest for errors"
+    assert _score_of(lines, 30) < STRONG <= _score_of(lines, 90)

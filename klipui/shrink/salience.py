@@ -181,6 +181,16 @@ _ZERO = re.compile(
 _DATA = re.compile(r"\s*(?:[0-9A-Fa-f]{2,8}[ \t:-]+){8}|\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")
 """A row of encoded data: a hex dump (8 groups of hex digits and more) or a base64 block."""
 _ANSI_END = re.compile(r"\x1b\[[\d;]*m\Z")
+_GUTTER = re.compile(r"^[ \t]*(?:[→>][ \t]*)?(\d{1,7})(?:[ \t]*[│|]|\t)", re.MULTILINE)
+"""A line number in the gutter of quoted code (`  464│`, `→ 468│`, ` 12 |`, `961\t`)."""
+
+
+def _gutter(line: str) -> int | None:
+    """The gutter line number of `line`, or None."""
+    match = _GUTTER.match(line)
+    return int(match.group(1)) if match else None
+
+
 _RULE = re.compile(r"^[ \t]*[-=+|:_ ]*[-=]{3,}[-=+|:_ ]*$", re.MULTILINE)
 
 
@@ -238,7 +248,8 @@ def _lines_matching(
 
 def _code_lines(text: str, starts: list[int]) -> dict[int, str]:
     """Lines with a code like `E0308`, `TS2304`, `SC2086` or `ORA-00942` (1 to 5 capitals then 3
-    to 5 digits, a word of its own): `{line: first letter of its first code}`."""
+    to 5 digits, a word of its own): `{line: the letter of its first code}`, the letter only for
+    a code of one letter (a severity, as in `E0308` or `F401`; not in `ED25519`), else ""."""
     found: dict[int, str] = {}
     for match in _CODE.finditer(text):
         start = match.start()
@@ -247,7 +258,7 @@ def _code_lines(text: str, starts: list[int]) -> dict[int, str]:
         letters = len(match.group()) - len(match.group().lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
         if letters > 5:
             continue
-        found.setdefault(bisect_right(starts, start) - 1, match.group()[0])
+        found.setdefault(bisect_right(starts, start) - 1, match.group()[0] if letters == 1 else "")
     return found
 
 
@@ -268,7 +279,22 @@ def _emphatic(original: str, start: int, end: int) -> bool:
     line_start = original.rfind("\n", 0, start) + 1
     line_end = original.find("\n", end)
     line = original[line_start : line_end if line_end >= 0 else len(original)]
-    return len(line.split()) <= 6
+    if len(line.split()) > 6:
+        return False
+    # a short line that names a file or directory after the word (`errors v0.3 (ws/errors)`)
+    word = re.escape(original[start:word_end])
+    return re.search(rf"(?i)[/\\]{word}(?![\w.-])", line) is None
+
+
+def _negated(lowered: str, start: int) -> bool:
+    """True when the signal word at `lowered[start:]` is joined to a `no` or `non` before it
+    (`NOERROR`, `no-error`, `nonfatal`): a denial."""
+    j = start - 1 if start and lowered[start - 1] in "-_" else start
+    for prefix in ("non", "no"):
+        k = j - len(prefix)
+        if k >= 0 and lowered.startswith(prefix, k) and (k == 0 or not lowered[k - 1].isalnum()):
+            return True
+    return False
 
 
 def _inside_name(original: str, start: int, end: int) -> bool:
@@ -295,10 +321,16 @@ def searching(hint: Hint) -> bool:
 
 
 def _signals(
-    lowered: str, original: str, starts: list[int], reps: list[str], searching: bool = False
+    lowered: str,
+    original: str,
+    starts: list[int],
+    reps: list[str],
+    searching: bool = False,
+    quoted: frozenset[int] = frozenset(),
 ) -> tuple[set[int], set[int]]:
-    """Lines with a strong signal word used as a report, and lines that only mention one; a word
-    in a count of zero or a denial (`0 errors`, `Failures: 0`, `no errors`) does not count."""
+    """Lines with a strong signal word used as a report, and lines that only mention one (the
+    `quoted` lines of code among them); a word in a count of zero or a denial (`0 errors`,
+    `Failures: 0`, `no errors`, `NOERROR`) does not count."""
     strong: set[int] = set()
     mentions: set[int] = set()
     found = _word_hits(lowered, STRONG_WORDS, starts, INSIDE_NAMES)
@@ -313,9 +345,9 @@ def _signals(
         for start, end in sorted(spans):
             if any(a <= start - offset < b for a, b in zero) or lowered[start:end] in common:
                 continue
-            if _inside_name(original, start, end):
+            if _negated(lowered, start) or _inside_name(original, start, end):
                 continue
-            if _emphatic(original, start, end):
+            if line not in quoted and _emphatic(original, start, end):
                 strong.add(line)
                 break
             mentions.add(line)
@@ -385,7 +417,9 @@ class Scores:
         rep_starts = [0]
         for rep in t.reps:
             rep_starts.append(rep_starts[-1] + len(rep) + 1)
-        group_score = self._group_scores(rep_text, rep_starts, t.reps)
+        quoted = self._quoted(rep_text, rep_starts)
+        headings = _hits(_HEADING, rep_text, rep_starts) - quoted
+        group_score = self._group_scores(rep_text, rep_starts, t.reps, quoted, headings)
         self._families(t, group_score)
         # a table header: the row above a rule line; a heading's first line of content
         for k in _hits(_RULE, rep_text, rep_starts):
@@ -393,7 +427,7 @@ class Scores:
             for i in (t.first[g], t.last[g]):
                 if i > 0:
                     self._raise(i - 1, HEADING)
-        for k in _hits(_HEADING, rep_text, rep_starts):
+        for k in headings:
             i = t.first[t.groups[k]]
             if i + 1 < self.n and not _DATA.match(self.lines.lines[i + 1]):
                 self._raise(i + 1, HEADING - 50)
@@ -406,23 +440,31 @@ class Scores:
         self._ends()
 
     def _group_scores(
-        self, rep_text: str, rep_starts: list[int], reps: list[str]
+        self,
+        rep_text: str,
+        rep_starts: list[int],
+        reps: list[str],
+        quoted: frozenset[int],
+        headings: set[int],
     ) -> dict[int, int]:
         """The score of each template (by index) its representative line earns: signal words,
-        codes, summaries, exit statuses, headings and definitions."""
+        codes, summaries, exit statuses, headings and definitions; in `quoted` lines of code,
+        signal words are mentions."""
         lowered = rep_text.lower()
         if len(lowered) != len(rep_text):
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
         tool = (self.hint.tool or "").lower()
         reading = any(word in tool for word in READ_TOOLS) or searching(self.hint)
-        strong, mentions = _signals(lowered, rep_text, rep_starts, reps, searching(self.hint))
+        strong, mentions = _signals(
+            lowered, rep_text, rep_starts, reps, searching(self.hint), quoted
+        )
         codes = _code_lines(rep_text, rep_starts)
-        strong |= {k for k, letter in codes.items() if letter in "EF"}
+        strong |= {k for k, letter in codes.items() if letter in ("E", "F")}
         weak = set(_word_hits(lowered, WEAK_WORDS, rep_starts)) | set(codes) | mentions
         counted = set(_word_hits(lowered, COUNT_WORDS, rep_starts)) | strong | weak
         group_score: dict[int, int] = {}
         for found, value in (
-            (_hits(_HEADING, rep_text, rep_starts), HEADING),
+            (headings, HEADING),
             (_hits(_DEFINITION, rep_text, rep_starts), DEFINITION),
             (weak, WEAK if not reading else BLOCK),
             (strong, RARE + 20 if reading else STRONG),
@@ -433,6 +475,24 @@ class Scores:
                 if group_score.get(k, -1) < value:
                     group_score[k] = value
         return group_score
+
+    def _quoted(self, rep_text: str, rep_starts: list[int]) -> frozenset[int]:
+        """Templates (by index) of numbered lines of quoted code (`464│ raise X(...)`,
+        `961\t    except OSError:`): a line with a number gutter next to a line numbered one
+        more or one less. Their signal words name code; they report nothing."""
+        t = self.templates
+        if t is None:
+            return frozenset()
+        lines, found = self.lines.lines, set()
+        for k in _hits(_GUTTER, rep_text, rep_starts):
+            i = t.first[t.groups[k]]
+            number = _gutter(lines[i])
+            if number is not None and any(
+                0 <= j < self.n and _gutter(lines[j]) in (number - 1, number + 1)
+                for j in (i - 1, i + 1)
+            ):
+                found.add(k)
+        return frozenset(found)
 
     def _families(self, t: _Templates, group_score: dict[int, int]) -> None:
         """Templates that differ only in names, paths and quoted strings (the same message about
