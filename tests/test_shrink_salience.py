@@ -351,3 +351,22 @@ def test_a_short_line_that_names_a_directory_is_no_error() -> None:
     lines[30] = "├── errors v0.3.0 (/ws/errors)"
     lines[90] = "error: failed to load manifest for errors"
     assert _score_of(lines, 30) < STRONG <= _score_of(lines, 90)
+
+
+def test_the_subject_of_a_distinct_error_outranks_repeated_errors() -> None:
+    lines: list[str] = []
+    for k in range(40):
+        lines += [f"k8s/svc-{k:02}.yaml", "  1:1  warning  missing document start"]
+        lines += [f"  {k + 5}:3  error  trailing spaces  (trailing-spaces)"] * 3
+        if k == 17:
+            lines += ['  20:13  error  duplication of key "port" in mapping  (key-duplicates)']
+        lines.append("")
+    text = "\n".join(lines)
+    subject = lines.index("k8s/svc-17.yaml")
+    scores = Scores(split(text), Hint(tool="bash")).score
+    error = subject + 5
+    repeats = [i for i, line in enumerate(lines) if "trailing" in line and i != error - 1]
+    assert scores[subject] > max(scores.get(i, 0) for i in repeats[3:-3])
+    out = shrink(text, Hint(tool="bash"), Budget(max_chars=1200), only=[])
+    assert "k8s/svc-17.yaml" in out.content and "duplication of key" in out.content
+    check_rules(text, out, Budget(max_chars=1200))

@@ -64,6 +64,11 @@ REPEATED = 500
 """The middle lines of a repeated template that carries a strong signal."""
 CONTEXT = (450, 350, 250)
 """Lines 1, 2 and 3 away from a strong line."""
+SUBJECT = 530
+"""The line above a distinct strong line and the first line of its block (what the signal is
+about): context, above the middle lines of repeated signals, below the end band."""
+SUBJECT_REACH = 12
+MAX_SUBJECTS = 64
 RARE = 400
 DISTINCT = 300
 BLOCK = 200
@@ -530,12 +535,25 @@ class Scores:
                 i = t.shapes.index(shape, i + 1) if i < t.last[shape] else i
 
     def _context(self, strongest: list[int]) -> None:
-        """Lines 1, 2 and 3 away from a strong line rank at `CONTEXT`."""
+        """Lines 1, 2 and 3 away from a strong line rank at `CONTEXT`; for a distinct strong line
+        (its template seen at most twice), the line just above it and the first line of its
+        block (what the signal is about: the file, the query, the test) rank at `SUBJECT`."""
+        lines = self.lines.lines
         for i in strongest:
             for distance, context in enumerate(CONTEXT, 1):
                 for j in (i - distance, i + distance):
                     if 0 <= j < self.n:
                         self._raise(j, context)
+        t = self.templates
+        distinct = [i for i in strongest if t is not None and t.counts[t.shapes[i]] <= 2]
+        for i in distinct[-MAX_SUBJECTS:]:
+            if i > 0 and lines[i - 1].strip():
+                self._raise(i - 1, SUBJECT)
+            for j in range(i - 1, max(-1, i - SUBJECT_REACH - 1), -1):
+                if not lines[j].strip():
+                    if j + 1 < i:
+                        self._raise(j + 1, SUBJECT)
+                    break
 
     def _distinct(self, t: _Templates) -> None:
         """The first and last line of each repeated template; in a repetitive output, each line
