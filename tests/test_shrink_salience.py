@@ -370,3 +370,20 @@ def test_the_subject_of_a_distinct_error_outranks_repeated_errors() -> None:
     out = shrink(text, Hint(tool="bash"), Budget(max_chars=1200), only=[])
     assert "k8s/svc-17.yaml" in out.content and "duplication of key" in out.content
     check_rules(text, out, Budget(max_chars=1200))
+
+
+def test_the_odd_one_among_repeated_errors_outranks_the_repeats() -> None:
+    lines: list[str] = []
+    for k in range(30):
+        lines += [f"part{k:02}.cpp:6:15: error: call to deleted constructor", "    use(s);"]
+        lines += [f'bundle: error: Could not resolve "./util/fmt{k % 3}.js"']
+        lines.append("5 errors generated." if k == 11 else "2 errors generated.")
+        if k == 20:
+            lines.append('bundle: error: Could not resolve "lodash-es"')
+    scores = Scores(split("\n".join(lines)), Hint(tool="bash")).score
+    odd = [
+        lines.index("5 errors generated."),
+        lines.index('bundle: error: Could not resolve "lodash-es"'),
+    ]
+    repeats = [i for i, line in enumerate(lines) if "2 errors" in line or "fmt" in line]
+    assert min(scores[i] for i in odd) > max(scores.get(i, 0) for i in repeats[4:-8])

@@ -61,6 +61,10 @@ DEFINITION = 720
 """A definition in code (`class Undefined:`, `path:12:def f(`): a heading of code."""
 WEAK = 600
 REPEATED = 500
+ODD_STEP = 100
+"""An odd one among repeats ranks this much above them: a line whose text is seen once in a
+template whose lines repeat (`5 errors generated.` among `2 errors generated.`), or this much
+below its family's last line for a template seen at most twice in a family of repeats."""
 """The middle lines of a repeated template that carries a strong signal."""
 CONTEXT = (450, 350, 250)
 """Lines 1, 2 and 3 away from a strong line."""
@@ -520,6 +524,8 @@ class Scores:
                     middle = REPEATED if value >= STRONG else min(value, DISTINCT)
                     for g in members:
                         spread[g] = max(spread.get(g, 0), middle)
+                    if max(t.counts[g] for g in members) > 2:
+                        self._odd_members(t, members, value - ODD_STEP)
         if sum(t.counts[g] for g in spread) > MAX_SPREAD_LINES:
             return  # so many repeats that their first and last must do
         if len(spread) > MAX_SPREAD:
@@ -528,11 +534,27 @@ class Scores:
                 if spread_at is not None:
                     self._raise(i, spread_at)
             return
+        lines = self.lines.lines
         for shape, value in spread.items():
             i = t.first[shape]
+            texts: dict[str, list[int]] = {}
             for _ in range(t.counts[shape]):
                 self._raise(i, value)
+                texts.setdefault(lines[i], []).append(i)
                 i = t.shapes.index(shape, i + 1) if i < t.last[shape] else i
+            if len(texts) > 1 and max(len(found) for found in texts.values()) > 2:
+                for found in texts.values():
+                    if len(found) == 1:
+                        self._raise(found[0], value + ODD_STEP)
+
+    def _odd_members(self, t: _Templates, members: list[bytes], value: int) -> None:
+        """The templates of a family seen once or twice while another is seen more often (the
+        one `Could not resolve "lodash-es"` among many `Could not resolve "./util/fmtN.js"`)
+        rank at `value`, above the family's repeats."""
+        for g in members:
+            if t.counts[g] <= 2:
+                self._raise(t.first[g], value)
+                self._raise(t.last[g], value)
 
     def _context(self, strongest: list[int]) -> None:
         """Lines 1, 2 and 3 away from a strong line rank at `CONTEXT`; for a distinct strong line
