@@ -387,3 +387,20 @@ def test_the_odd_one_among_repeated_errors_outranks_the_repeats() -> None:
     ]
     repeats = [i for i, line in enumerate(lines) if "2 errors" in line or "fmt" in line]
     assert min(scores[i] for i in odd) > max(scores.get(i, 0) for i in repeats[4:-8])
+
+
+def test_a_header_row_aligned_with_its_rows_is_kept() -> None:
+    rng = random.Random(5)
+    rows = [
+        f"{rng.uniform(0, 1):9.2f}s {rng.uniform(0, 9):6.2f}% {rng.uniform(0, 99):6.2f}%"
+        f" {rng.uniform(0, 2):9.2f}s {rng.uniform(0, 30):6.2f}%  pkg.func{i}"
+        for i in range(400)
+    ]
+    header = "     flat   flat%   sum%        cum    cum%"
+    lines = ["File: bench.test", "Type: cpu", *_routine(40), header, *rows]
+    text = "\n".join(lines)
+    assert Scores(split(text), Hint(tool="bash")).score.get(lines.index(header), 0) >= HEADING
+    prose = [*_routine(40), "see the notes below   for details", *rows]
+    assert Scores(split("\n".join(prose)), Hint(tool="bash")).score.get(40, 0) < HEADING
+    out = shrink(text, Hint(tool="bash"), Budget(max_chars=1500), only=[])
+    assert header in out.content

@@ -120,6 +120,13 @@ MAX_OUTLIERS = 12
 TOP_VALUES = 6
 COLUMN_RARE = 620
 COLUMN_TOP = 610
+HEADER_ROWS = 3
+"""A header row is aligned with each of the next this many rows."""
+MAX_HEADER_CHECKS = 2_000
+_WORDS_ONLY = re.compile(r"[ \t]*[^\W\d][^\d\n]*\S[ \t]{2,}[^\d\n]*\S[ \t]*$")
+"""A line of at least two fields, some two apart by two spaces or more, and no digit."""
+_DIGIT = re.compile(r"\d")
+_FIELD = re.compile(r"\S+")
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*(?:\.\d+)?)[ \t]*(%|[KMGTkmgt](?:i?B)?|B|ms|s|us|µs)?")
 _UNITS = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
@@ -445,6 +452,7 @@ class Scores:
         self._echoes(strongest)
         self._distinct(t)
         self._columns()
+        self._table_headers()
         self._blocks()
         self._ends()
 
@@ -632,6 +640,27 @@ class Scores:
         for i, value in column_outliers(self.lines.lines).items():
             self._raise(i, value)
 
+    def _table_headers(self) -> None:
+        """A header row: a line of words without digits over rows with digits whose fields
+        start or end where its fields do (`  flat  flat%   sum%   cum` over `0.61s  7.81% ...`)."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        lines, checked = self.lines.lines, 0
+        for i in range(self.n - HEADER_ROWS):
+            line = lines[i]
+            if not _WORDS_ONLY.match(line) or not _DIGIT.search(lines[i + 1]):
+                continue
+            checked += 1
+            if checked > MAX_HEADER_CHECKS:
+                return
+            fields = _edges(line)
+            if len(fields) < 2 or any(
+                not _DIGIT.search(lines[i + k]) or _aligned(fields, _edges(lines[i + k])) < 2
+                for k in range(1, HEADER_ROWS + 1)
+            ):
+                continue
+            self._raise(i, HEADING)
+
     def _blocks(self) -> None:
         """The first line of each block after a blank line."""
         text, starts = self.lines.text, self.lines.starts
@@ -655,6 +684,18 @@ class Scores:
             self._raise(i, FLOOR)
         for i in range(max(0, last - 4), last):
             self._raise(i, FLOOR + 10)
+
+
+def _edges(line: str) -> list[tuple[int, int]]:
+    """Where the fields of `line` (runs of non-blank characters) start and end."""
+    return [match.span() for match in _FIELD.finditer(line)]
+
+
+def _aligned(header: list[tuple[int, int]], row: list[tuple[int, int]]) -> int:
+    """How many fields of `header` start where a field of `row` starts or end where one ends."""
+    starts = {a for a, _ in row}
+    ends = {b for _, b in row}
+    return sum(1 for a, b in header if a in starts or b in ends)
 
 
 def _number(field: str) -> float | None:
