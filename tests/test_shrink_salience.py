@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 from test_shrink_properties import check_idempotent, check_rules
 
 from klipui.shrink import Budget, Hint, Keep, reducer_chain, segments, shrink
-from klipui.shrink.salience import FLOOR_SHARE, HEAD_FLOOR_SHARE, HEADING, STRONG, Scores
+from klipui.shrink.salience import (
+    FLOOR_SHARE,
+    HEAD_FLOOR_SHARE,
+    HEADING,
+    STRONG,
+    SUBJECT,
+    Scores,
+)
 from klipui.shrink.text import split, split_lines
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -404,3 +411,18 @@ def test_a_header_row_aligned_with_its_rows_is_kept() -> None:
     assert Scores(split("\n".join(prose)), Hint(tool="bash")).score.get(40, 0) < HEADING
     out = shrink(text, Hint(tool="bash"), Budget(max_chars=1500), only=[])
     assert header in out.content
+
+
+def test_the_location_under_a_distinct_error_is_its_subject() -> None:
+    lines = _routine(300)
+    lines[150:150] = [
+        "",
+        "error[E0425]: cannot find value `totl` in this scope",
+        "   |",
+        "  --> geo-cli/src/main.rs:16:21",
+        "   |",
+        "",
+    ]
+    assert _score_of(lines, 153) >= SUBJECT
+    lines[151] = "note: the value `totl` is read in this scope"
+    assert _score_of(lines, 153) < SUBJECT

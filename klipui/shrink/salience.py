@@ -72,6 +72,10 @@ SUBJECT = 530
 """The line above a distinct strong line and the first line of its block (what the signal is
 about): context, above the middle lines of repeated signals, below the end band."""
 SUBJECT_REACH = 12
+LOCATION_REACH = 6
+"""The first source location (`src/main.rs:16:21`, `line 5`) this many lines under a distinct
+strong line, within its block, is its subject too."""
+_LOCATION = re.compile(r"[\w.-]\.\w{1,8}[:(]\d+|\bline \d+")
 MAX_SUBJECTS = 64
 RARE = 400
 DISTINCT = 300
@@ -583,6 +587,12 @@ class Scores:
                 if not lines[j].strip():
                     if j + 1 < i:
                         self._raise(j + 1, SUBJECT)
+                    break
+            for j in range(i + 1, min(self.n, i + LOCATION_REACH + 1)):
+                if not lines[j].strip():
+                    break
+                if _LOCATION.search(lines[j]):
+                    self._raise(j, SUBJECT)
                     break
 
     def _distinct(self, t: _Templates) -> None:
