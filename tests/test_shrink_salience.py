@@ -58,7 +58,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "147-uv-pip-compile-no-solution",
         "163-sysctl-a-net-vm-fs",
         "170-meson-setup-ninja-fail",
-        "191-ansible-playbook-recap",
         "193-java-xlog-gc-oom",
     }
 )
@@ -426,3 +425,20 @@ def test_the_location_under_a_distinct_error_is_its_subject() -> None:
     assert _score_of(lines, 153) >= SUBJECT
     lines[151] = "note: the value `totl` is read in this scope"
     assert _score_of(lines, 153) < SUBJECT
+
+
+def test_a_count_above_zero_in_a_template_of_zero_counts_is_a_signal() -> None:
+    rows = [
+        f"web{k:02}                      : ok=5    changed=2    unreachable=0    failed=0"
+        "    skipped=1    rescued=0"
+        for k in range(40)
+    ]
+    rows[23] = rows[23].replace("ok=5", "ok=3").replace("failed=0", "failed=1")
+    lines = [*_routine(200), "PLAY RECAP ****", *rows, *_routine(30, seed=2)]
+    text = "\n".join(lines)
+    scores = Scores(split(text), Hint(tool="bash")).score
+    failed = 201 + 23
+    assert scores[failed] >= STRONG
+    assert all(scores.get(i, 0) < STRONG for i in range(201, 241) if i != failed)
+    out = shrink(text, Hint(tool="bash"), Budget(max_chars=1500), only=[])
+    assert lines[failed] in out.content

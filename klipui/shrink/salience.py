@@ -192,7 +192,7 @@ _DEFINITION = re.compile(
 _ZERO = re.compile(
     r"\b(?:errors?|failures?|failed|failing|fatal|warnings?|skipped|conflicts?|problems?"
     r"|missing|broken|crash\w*|leaks?|vulnerabilit\w*|issues?)\b[ \t]*[:=]?[ \t]*0\b(?![.\d])"
-    r"|\b0[ \t]+(?:[a-z]+[ \t]+)?(?:errors?|failures?|failed|warnings?|conflicts?|problems?"
+    r"|(?<![=:])\b0[ \t]+(?:[a-z]+[ \t]+)?(?:errors?|failures?|failed|warnings?|conflicts?|problems?"
     r"|vulnerabilit\w*|leaks?|issues?)\b"
     r"|\bno (?:errors?|failures?|problems?|issues?|warnings?|conflicts?|leaks?)\b"
     r"|\bwithout (?:errors?|failures?|warnings?)\b"
@@ -200,6 +200,10 @@ _ZERO = re.compile(
 """Counts of zero and denials ("0 errors", "Failures: 0", "no errors"): not a signal."""
 _DATA = re.compile(r"\s*(?:[0-9A-Fa-f]{2,8}[ \t:-]+){8}|\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")
 """A row of encoded data: a hex dump (8 groups of hex digits and more) or a base64 block."""
+_COUNT_AFTER = re.compile(r"[\w-]*[ \t]*[:=][ \t]*[1-9]")
+_COUNT_BEFORE = re.compile(r"(?<![^\s(\[])[1-9]\d*[ \t]+\Z")
+"""A count above zero of the trouble a word names (`failed=1`, `errors: 2`, `3 errors`): a
+report, however long its line."""
 _ANSI_END = re.compile(r"\x1b\[[\d;]*m\Z")
 _GUTTER = re.compile(r"^[ \t]*(?:[→>][ \t]*)?(\d{1,7})(?:[ \t]*[│|]|\t)", re.MULTILINE)
 """A line number in the gutter of quoted code (`  464│`, `→ 468│`, ` 12 |`, `961\t`)."""
@@ -296,6 +300,8 @@ def _emphatic(original: str, start: int, end: int) -> bool:
     following = original[word_end : word_end + 1] or "\n"
     if before in "[<(!*" or after in ":!]>)" or following in ":!]>)\n":
         return True
+    if _COUNT_AFTER.match(original, word_end) or _COUNT_BEFORE.search(original, 0, start):
+        return True
     line_start = original.rfind("\n", 0, start) + 1
     line_end = original.find("\n", end)
     line = original[line_start : line_end if line_end >= 0 else len(original)]
@@ -347,10 +353,12 @@ def _signals(
     reps: list[str],
     searching: bool = False,
     quoted: frozenset[int] = frozenset(),
+    zeroed: set[int] | None = None,
 ) -> tuple[set[int], set[int]]:
     """Lines with a strong signal word used as a report, and lines that only mention one (the
     `quoted` lines of code among them); a word in a count of zero or a denial (`0 errors`,
-    `Failures: 0`, `no errors`, `NOERROR`) does not count."""
+    `Failures: 0`, `no errors`, `NOERROR`) does not count (the lines where a count of zero was
+    passed over are added to `zeroed`)."""
     strong: set[int] = set()
     mentions: set[int] = set()
     found = _word_hits(lowered, STRONG_WORDS, starts, INSIDE_NAMES)
@@ -363,7 +371,11 @@ def _signals(
         zero = [m.span() for m in _ZERO.finditer(reps[line].lower())]
         offset = starts[line]
         for start, end in sorted(spans):
-            if any(a <= start - offset < b for a, b in zero) or lowered[start:end] in common:
+            if any(a <= start - offset < b for a, b in zero):
+                if zeroed is not None:
+                    zeroed.add(line)
+                continue
+            if lowered[start:end] in common:
                 continue
             if _negated(lowered, start) or _inside_name(original, start, end):
                 continue
@@ -372,6 +384,16 @@ def _signals(
                 break
             mentions.add(line)
     return strong, mentions - strong
+
+
+def _line_signal(line: str) -> int:
+    """`STRONG` for a line with a strong signal word used as a report, `WEAK` for one that
+    mentions one, else 0."""
+    lowered = line.lower()
+    if len(lowered) != len(line):
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in line)
+    strong, mentions = _signals(lowered, line, [0, len(line) + 1], [line])
+    return STRONG if strong else WEAK if mentions else 0
 
 
 class _Templates(NamedTuple):
@@ -413,6 +435,8 @@ class Scores:
         self.n = len(lines)
         self.score: dict[int, int] = {}
         self.templates: _Templates | None = None
+        self.zeroed: set[int] = set()
+        """Templates (by index) whose first line has a signal word in a count of zero."""
         global _last_scan
         last = _last_scan
         if last is not None and last[0] is lines and last[1] == (hint, budget):
@@ -441,6 +465,7 @@ class Scores:
         headings = _hits(_HEADING, rep_text, rep_starts) - quoted
         group_score = self._group_scores(rep_text, rep_starts, t.reps, quoted, headings)
         self._families(t, group_score)
+        self._counts_above_zero(t, group_score)
         # a table header: the row above a rule line; a heading's first line of content
         for k in _hits(_RULE, rep_text, rep_starts):
             g = t.groups[k]
@@ -477,7 +502,7 @@ class Scores:
         tool = (self.hint.tool or "").lower()
         reading = any(word in tool for word in READ_TOOLS) or searching(self.hint)
         strong, mentions = _signals(
-            lowered, rep_text, rep_starts, reps, searching(self.hint), quoted
+            lowered, rep_text, rep_starts, reps, searching(self.hint), quoted, self.zeroed
         )
         codes = _code_lines(rep_text, rep_starts)
         strong |= {k for k, letter in codes.items() if letter in ("E", "F")}
@@ -567,6 +592,32 @@ class Scores:
             if t.counts[g] <= 2:
                 self._raise(t.first[g], value)
                 self._raise(t.last[g], value)
+
+    def _counts_above_zero(self, t: _Templates, group_score: dict[int, int]) -> None:
+        """In a template whose first line counts zero of a trouble (`failed=0`, `0 errors`), the
+        lines that count more (`failed=1`, `3 errors`): signals, the last fully, the first a
+        little less, the others as repeats (at most `MAX_SPREAD_LINES` lines read)."""
+        lines, budget = self.lines.lines, MAX_SPREAD_LINES
+        for k in sorted(self.zeroed):
+            g = t.groups[k]
+            level = group_score.get(k, 0)
+            if t.counts[g] < 2 or level >= STRONG or t.counts[g] > budget:
+                continue
+            budget -= t.counts[g]
+            found: list[tuple[int, int]] = []
+            i = t.first[g]
+            while i < t.last[g]:
+                i = t.shapes.index(g, i + 1)
+                value = _line_signal(lines[i])
+                if value > level:
+                    found.append((i, value))
+            for rank, (i, value) in enumerate(found):
+                if rank == len(found) - 1:
+                    self._raise(i, value)
+                elif rank == 0:
+                    self._raise(i, value - 50)
+                else:
+                    self._raise(i, REPEATED if value >= STRONG else DISTINCT)
 
     def _context(self, strongest: list[int]) -> None:
         """Lines 1, 2 and 3 away from a strong line rank at `CONTEXT`; for a distinct strong line
