@@ -192,8 +192,8 @@ _DEFINITION = re.compile(
 _ZERO = re.compile(
     r"\b(?:errors?|failures?|failed|failing|fatal|warnings?|skipped|conflicts?|problems?"
     r"|missing|broken|crash\w*|leaks?|vulnerabilit\w*|issues?)\b[ \t]*[:=]?[ \t]*0\b(?![.\d])"
-    r"|(?<![=:])\b0[ \t]+(?:[a-z]+[ \t]+)?(?:errors?|failures?|failed|warnings?|conflicts?|problems?"
-    r"|vulnerabilit\w*|leaks?|issues?)\b"
+    r"|(?<![=:])\b0[ \t]+(?:[a-z]+[ \t]+)?(?:errors?|failures?|failed|warnings?|conflicts?"
+    r"|problems?|vulnerabilit\w*|leaks?|issues?)\b"
     r"|\bno (?:errors?|failures?|problems?|issues?|warnings?|conflicts?|leaks?)\b"
     r"|\bwithout (?:errors?|failures?|warnings?)\b"
 )
