@@ -442,3 +442,10 @@ def test_a_count_above_zero_in_a_template_of_zero_counts_is_a_signal() -> None:
     assert all(scores.get(i, 0) < STRONG for i in range(201, 241) if i != failed)
     out = shrink(text, Hint(tool="bash"), Budget(max_chars=1500), only=[])
     assert lines[failed] in out.content
+
+
+def test_a_capitalised_file_name_in_a_path_is_no_error() -> None:
+    lines = _routine(200)
+    lines[60] = 'lib/Dpkg/ErrorHandling.pm: Subroutine "debug" does not end with "return" at line 9'
+    lines[120] = "lib/Dpkg/Arch.pm: Error: cannot parse the architecture table at line 3"
+    assert _score_of(lines, 60) < STRONG <= _score_of(lines, 120)

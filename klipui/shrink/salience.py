@@ -324,11 +324,12 @@ def _negated(lowered: str, start: int) -> bool:
 
 
 def _inside_name(original: str, start: int, end: int) -> bool:
-    """True when the lower-case signal word at `original[start:end]` is part of a name, not a
-    report: inside a word (`liberror`, not `ValueError` or a coloured `\\x1b[91merror`), a path
-    (`lib/errors.py`) or a qualified name (`std::panicking::begin_panic`)."""
+    """True when the signal word at `original[start:end]` is part of a name, not a report:
+    inside a lower-case word (`liberror`, not `ValueError` or a coloured `\\x1b[91merror`), a
+    path (`lib/errors.py`; capitalised, at the start of a path's part: `lib/ErrorHandling.pm`) or
+    a lower-case qualified name (`std::panicking::begin_panic`)."""
     if original[start].isupper():
-        return False
+        return bool(start) and original[start - 1] in "/\\"
     if start and original[start - 1].isalpha():
         return not _ANSI_END.search(original, max(0, start - 12), start)
     line_start = original.rfind("\n", 0, start) + 1
