@@ -144,7 +144,8 @@ STRONG_WORDS = (
     "could not", "couldn't", "unable to", "not found", "no such", "undefined", "unresolved",
     "critical", "killed", "out of memory", "timed out", "timeout", "unreachable", "assert",
     "mismatch", "uncaught", "unhandled", "violation", "invalid", "leak", "crash", "missing",
-    "broken", "reject", "forbidden", "unauthori", "permission", "err!", "errno",
+    "broken", "reject", "forbidden", "unauthori", "permission", "err!", "errno", "exhaust",
+    "overflow", "corrupt", "deadlock", "no space left",
 )  # fmt: skip
 """Words of trouble, lower case, each a prefix of the words it stands for (`fail`: failed)."""
 COMMON_SHARE = 0.25
