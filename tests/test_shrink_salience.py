@@ -17,9 +17,11 @@ from test_shrink_properties import check_idempotent, check_rules
 
 from klipui.shrink import Budget, Hint, Keep, reducer_chain, segments, shrink
 from klipui.shrink.salience import (
+    COLUMN_RARE,
     FLOOR_SHARE,
     HEAD_FLOOR_SHARE,
     HEADING,
+    MAX_OUTLIERS,
     STRONG,
     SUBJECT,
     WEAK,
@@ -465,3 +467,18 @@ def test_words_of_trouble_beyond_error_are_signals(line: str) -> None:
     lines = _routine(300)
     lines[150] = line
     assert _score_of(lines, 150) >= WEAK
+
+
+def test_a_larger_budget_keeps_more_rare_rows_of_a_column_together() -> None:
+    rng = random.Random(3)
+    modes = ["-rwxr-xr-x"] * 700 + ["lrwxrwxrwx"] * 380 + ["-rwsr-xr-x"] * 14
+    rng.shuffle(modes)
+    lines = ["total 333356"] + [
+        f"{mode}  1 root root {rng.randrange(1000, 90000):10} 2025-12-14 14:00 tool{i}"
+        for i, mode in enumerate(modes)
+    ]
+    setuid = [i for i, line in enumerate(lines) if line.startswith("-rws")]
+    small = Scores(split("\n".join(lines)), Hint(tool="bash"), 2000).score
+    large = Scores(split("\n".join(lines)), Hint(tool="bash"), 4000).score
+    assert not any(small.get(i, 0) >= COLUMN_RARE - MAX_OUTLIERS for i in setuid)
+    assert all(large.get(i, 0) >= COLUMN_RARE - 2 * MAX_OUTLIERS for i in setuid)

@@ -121,6 +121,9 @@ MIN_TABLE_ROWS = 12
 COLUMN_QUANTILE = 0.8
 MAX_COLUMNS = 12
 MAX_OUTLIERS = 12
+OUTLIER_CHARS = 250
+"""A column's rare rows are kept together up to `MAX_OUTLIERS` rows, or one row for each
+`OUTLIER_CHARS` characters of the budget when that is more."""
 TOP_VALUES = 6
 COLUMN_RARE = 620
 COLUMN_TOP = 610
@@ -700,7 +703,8 @@ class Scores:
         numeric column (sizes, durations, counts)."""
         if self.n > MAX_COLUMN_LINES:
             return
-        for i, value in column_outliers(self.lines.lines).items():
+        rows = max(MAX_OUTLIERS, self.budget // OUTLIER_CHARS)
+        for i, value in column_outliers(self.lines.lines, rows).items():
             self._raise(i, value)
 
     def _table_headers(self) -> None:
@@ -782,7 +786,7 @@ def _leading_fields(lines: Sequence[str]) -> tuple[list[int], list[list[str]], i
     return [i for i, _ in rows], [fields for _, fields in rows], width
 
 
-def column_outliers(lines: Sequence[str]) -> dict[int, int]:
+def column_outliers(lines: Sequence[str], max_rows: int = MAX_OUTLIERS) -> dict[int, int]:
     """`{line: score}` for the rows of a table-like output that stand out in one of its leading
     columns: the rarest values of a column with few distinct values, and the largest values of
     a numeric column; bounded per column, nothing when no column has that shape."""
@@ -795,7 +799,7 @@ def column_outliers(lines: Sequence[str]) -> dict[int, int]:
         column = [fields[j] for fields in rows]
         values = Counter(column)
         if 1 < len(values) <= max(3, count // 20):
-            picked, top = _rarest(column, values, max(1, count // 50)), COLUMN_RARE
+            picked, top = _rarest(column, values, max(1, count // 50), max_rows), COLUMN_RARE
         else:
             picked, top = _largest(column, count), COLUMN_TOP
         for rank, k in enumerate(picked):
@@ -803,9 +807,9 @@ def column_outliers(lines: Sequence[str]) -> dict[int, int]:
     return found
 
 
-def _rarest(column: list[str], values: Counter[str], most: int) -> list[int]:
+def _rarest(column: list[str], values: Counter[str], most: int, max_rows: int) -> list[int]:
     """Rows of `column` holding its rarest values (each seen at most `most` times), the rarest
-    value first, at most `MAX_OUTLIERS` rows: the odd status among many of a few kinds."""
+    value first, at most `max_rows` rows: the odd status among many of a few kinds."""
     rows_of: dict[str, list[int]] = {}
     for k, value in enumerate(column):
         if values[value] <= most:
@@ -813,7 +817,7 @@ def _rarest(column: list[str], values: Counter[str], most: int) -> list[int]:
     picked: list[int] = []
     for value in sorted(rows_of, key=values.__getitem__):
         rows = rows_of[value]
-        if len(picked) + len(rows) <= MAX_OUTLIERS:
+        if len(picked) + len(rows) <= max_rows:
             picked += rows
     return picked
 
