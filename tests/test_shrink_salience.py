@@ -25,6 +25,7 @@ from klipui.shrink.salience import (
     STRONG,
     SUBJECT,
     WEAK,
+    Ranking,
     Scores,
 )
 from klipui.shrink.text import split, split_lines
@@ -482,3 +483,15 @@ def test_a_larger_budget_keeps_more_rare_rows_of_a_column_together() -> None:
     large = Scores(split("\n".join(lines)), Hint(tool="bash"), 4000).score
     assert not any(small.get(i, 0) >= COLUMN_RARE - MAX_OUTLIERS for i in setuid)
     assert all(large.get(i, 0) >= COLUMN_RARE - 2 * MAX_OUTLIERS for i in setuid)
+
+
+def test_context_passes_over_a_line_kept_for_itself() -> None:
+    lines = split("".join(f"line {i}\n" for i in range(10)))
+    ranking = Ranking(lines, [], iter([(900, 5), (530, 6), (100, 0)]), iter(()))
+    given: list[int] = []
+    for i in ranking:
+        given.append(i)
+        ranking.kept(i)
+        if len(given) == 4:
+            break
+    assert given == [5, 6, 4, 7]

@@ -73,8 +73,9 @@ SUBJECT = 530
 about): context, above the middle lines of repeated signals, below the end band."""
 SUBJECT_REACH = 12
 LOCATION_REACH = 6
-"""The first source location (`src/main.rs:16:21`, `line 5`) this many lines under a distinct
-strong line, within its block, is its subject too."""
+"""The first source location (`src/main.rs:16:21`, `line 5`) 2 to this many lines under a
+distinct strong line, within its block, is its subject too (the line just under it is context
+already)."""
 _LOCATION = re.compile(r"[\w.-]\.\w{1,8}[:(]\d+|\bline \d+")
 MAX_SUBJECTS = 64
 RARE = 400
@@ -644,7 +645,7 @@ class Scores:
                     if j + 1 < i:
                         self._raise(j + 1, SUBJECT)
                     break
-            for j in range(i + 1, min(self.n, i + LOCATION_REACH + 1)):
+            for j in range(i + 2, min(self.n, i + LOCATION_REACH + 1)):
                 if not lines[j].strip():
                     break
                 if _LOCATION.search(lines[j]):
@@ -890,6 +891,8 @@ class Ranking:
         """A heap of `(-score, -index, index, direction)` for the neighbours of kept lines."""
         self.given: tuple[int, int, int] | None = None
         """`(index, score, direction)` of the line just given (score 0: no context)."""
+        self.done: set[int] = set()
+        """Lines the pipeline kept: context passes over them to the next line."""
 
     def __iter__(self) -> Ranking:
         return self
@@ -901,8 +904,11 @@ class Ranking:
         if self.pending is None:
             self.pending = next(self.ranked, None)
         pending, context = self.pending, self.context
-        if context and (pending is None or -context[0][0] >= pending[0]):
+        while context and (pending is None or -context[0][0] >= pending[0]):
             negative, _, i, direction = heapq.heappop(context)
+            if i in self.done:  # kept for itself meanwhile: its context goes on past it
+                self._grow(i, -negative, direction)
+                continue
             self.given = (i, -negative, direction)
             return i
         if pending is not None:
@@ -917,20 +923,30 @@ class Ranking:
         context score (half the line's, then `CONTEXT_STEP` less a line further) beats the rest;
         context does not cross a blank line."""
         given = self.given
-        if given is None or given[0] != i or i in self.placed:
+        if given is None or given[0] != i:
+            return
+        self.done.add(i)
+        if i in self.placed:
             return
         _, value, direction = given
+        if direction or value >= CONTEXT_FROM:
+            self._grow(i, value, direction)
+
+    def _grow(self, i: int, value: int, direction: int) -> None:
+        """Queue the neighbours of kept line `i` (given at `value`, as context in `direction`,
+        or for itself when 0), passing over lines already kept."""
         if direction:
             near = value - (CONTEXT_STEP // 2 if direction > 0 else CONTEXT_STEP)
-        elif value >= CONTEXT_FROM:
-            near = value // 2
         else:
-            return
+            near = value // 2
         lines = self.lines
         for step in (direction,) if direction else (-1, 1):
-            j = i + step
-            if near > 0 and 0 <= j < len(lines) and lines[j].strip():
-                heapq.heappush(self.context, (-near, -j, j, step))
+            j, score = i + step, near
+            while j in self.done and 0 <= j < len(lines) and lines[j].strip():
+                score -= CONTEXT_STEP // 2 if step > 0 else CONTEXT_STEP
+                j += step
+            if score > 0 and 0 <= j < len(lines) and lines[j].strip():
+                heapq.heappush(self.context, (-score, -j, j, step))
 
 
 CONTEXT_FROM = 650
