@@ -305,9 +305,11 @@ def _emphatic(original: str, start: int, end: int) -> bool:
     following = original[word_end : word_end + 1] or "\n"
     if before in "[<(!*" or after in ":!]>)" or following in ":!]>)\n":
         return True
-    if _COUNT_AFTER.match(original, word_end) or _COUNT_BEFORE.search(original, 0, start):
-        return True
     line_start = original.rfind("\n", 0, start) + 1
+    if _COUNT_AFTER.match(original, word_end) or _COUNT_BEFORE.search(
+        original, max(line_start, start - 24), start
+    ):
+        return True
     line_end = original.find("\n", end)
     line = original[line_start : line_end if line_end >= 0 else len(original)]
     if len(line.split()) > 6:
@@ -602,9 +604,10 @@ class Scores:
     def _counts_above_zero(self, t: _Templates, group_score: dict[int, int]) -> None:
         """In a template whose first line counts zero of a trouble (`failed=0`, `0 errors`), the
         lines that count more (`failed=1`, `3 errors`): signals, the last fully, the first a
-        little less, the others as repeats (at most `MAX_SPREAD_LINES` lines read)."""
+        little less, the others as repeats (at most `MAX_SPREAD` templates and
+        `MAX_SPREAD_LINES` lines read)."""
         lines, budget = self.lines.lines, MAX_SPREAD_LINES
-        for k in sorted(self.zeroed):
+        for k in sorted(self.zeroed)[:MAX_SPREAD]:
             g = t.groups[k]
             level = group_score.get(k, 0)
             if t.counts[g] < 2 or level >= STRONG or t.counts[g] > budget:
