@@ -24,6 +24,7 @@ from klipui.shrink.salience import (
     MAX_OUTLIERS,
     STRONG,
     SUBJECT,
+    SUMMARY,
     WEAK,
     Ranking,
     Scores,
@@ -495,3 +496,13 @@ def test_context_passes_over_a_line_kept_for_itself() -> None:
         if len(given) == 4:
             break
     assert given == [5, 6, 4, 7]
+
+
+def test_a_line_labelled_as_the_summary_or_result_is_a_summary() -> None:
+    lines = _routine(300)
+    lines[100] = "SUMMARY: AddressSanitizer: stack-buffer-overflow /tmp/ub.c:6 in main"
+    lines[200] = "Result: PASS"
+    lines[250] = "the summary of the result is below"
+    scores = Scores(split("\n".join(lines)), Hint(tool="bash")).score
+    assert scores[100] >= SUMMARY and scores[200] >= SUMMARY
+    assert scores.get(250, 0) < SUMMARY

@@ -182,6 +182,11 @@ _SUMMARY = re.compile(
     r"|vulnerabilit\w+|commits?|insertions?|deletions?|changes?|modules?|crates?|targets?"
     r"|lines?|records?|rows?)\b(?!=))|(?i:\b(?:total|found|done)\b.*\d)"
 )
+_LABELLED = re.compile(
+    r"^[ \t]*\W{0,3}(?i:summary|results?|totals?|verdict|outcome)[ \t]*:[ \t]*\S", re.MULTILINE
+)
+"""A line that says it is the summary or the result (`SUMMARY: AddressSanitizer: ...`,
+`Result: FAIL`)."""
 _HEADING = re.compile(
     r"^(?:#{1,6}[ \t]\S|[=*#~-]{3,}[ \t]*\S|\S[^\n]{0,78}:[ \t]*$|[A-Z][A-Z0-9 _/&()-]{2,60}$"
     r"|\[[^\]\n]{1,60}\]$|[$+>] \S|==> |---+ \S|\S[^\n]{0,60} [=-]{3,}$)",
@@ -523,6 +528,7 @@ class Scores:
             (weak, WEAK if not reading else BLOCK),
             (strong, RARE + 20 if reading else STRONG),
             (_lines_matching(_SUMMARY, counted, reps), SUMMARY if not reading else HEADING),
+            (_hits(_LABELLED, rep_text, rep_starts), SUMMARY if not reading else HEADING),
             (_lines_matching(_EXIT, _word_hits(lowered, EXIT_WORDS, rep_starts), reps), END),
         ):
             for k in found:
