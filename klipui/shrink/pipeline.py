@@ -899,6 +899,29 @@ def _adds_nothing(pieces: Sequence[_Piece], n: int) -> bool:
     return covered == n and len({p.priority for p in pieces}) <= 1
 
 
+def _unhide(pieces: list[_Piece], layout: _Layout, score: dict[int, int]) -> list[_Piece]:
+    """The plan with each summary that stands for a strong signal line (salience `STRONG` or
+    more) it does not show replaced by those lines, kept at the summary's priority: a summary
+    names routine lines; it must not hide the error among them."""
+    strong = sorted(i for i, value in score.items() if value >= salience.STRONG)
+    if not strong:
+        return pieces
+    result: list[_Piece] = []
+    for piece in pieces:
+        if piece.summary is None or piece.end - piece.start < 2:
+            result.append(piece)
+            continue
+        inside = strong[bisect_left(strong, piece.start) : bisect_left(strong, piece.end)]
+        shown = "\n".join(piece.summary)
+        hidden = [i for i in inside if layout.lines.lines[i].strip() not in shown]
+        if not hidden:
+            result.append(piece)
+            continue
+        for i in hidden:
+            result.append(_Piece(i, i + 1, piece.priority, None, layout.line_cost(i), 1))
+    return result
+
+
 class _Fit(NamedTuple):
     pieces: list[_Piece]
     suffix: str
@@ -933,6 +956,8 @@ def _fit(
         scores = salience.Scores(lines, hint, max_chars).score if ties else None
         # the last line and exit statuses join every plan; summaries too, and inside the plan,
         # when it must drop pieces
+        if scores is not None:
+            pieces = _unhide(pieces, layout, scores)
         pieces = _protect(pieces, layout, _endings(lines, scores, salience.END), max_chars, False)
         if scores is not None and not _fits(pieces, layout, max_chars, max_rows):
             endings = _endings(lines, scores, salience.SUMMARY)
