@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 import importlib
 import importlib.util
+import re
 import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
@@ -899,6 +900,20 @@ def _adds_nothing(pieces: Sequence[_Piece], n: int) -> bool:
     return covered == n and len({p.priority for p in pieces}) <= 1
 
 
+_WORD = re.compile(r"(?:\x1b\[[0-9;]*m)|([^\W\d_]{3,})")
+
+
+def _words(text: str) -> set[str]:
+    """The words of three letters or more in `text`, lower-cased (colour codes skipped)."""
+    return {word.lower() for word in _WORD.findall(text) if word}
+
+
+def _names(said: set[str], line: str) -> bool:
+    """True when a summary whose words are `said` names `line`: it has at least half its words."""
+    words = _words(line)
+    return len(words & said) * 2 >= len(words)
+
+
 def _unhide(pieces: list[_Piece], layout: _Layout, score: dict[int, int]) -> list[_Piece]:
     """The plan with each summary that stands for a strong signal line (salience `STRONG` or
     more) it does not show replaced by those lines, kept at the summary's priority: a summary
@@ -912,8 +927,8 @@ def _unhide(pieces: list[_Piece], layout: _Layout, score: dict[int, int]) -> lis
             result.append(piece)
             continue
         inside = strong[bisect_left(strong, piece.start) : bisect_left(strong, piece.end)]
-        shown = "\n".join(piece.summary)
-        hidden = [i for i in inside if layout.lines.lines[i].strip() not in shown]
+        said = _words("\n".join(piece.summary))
+        hidden = [i for i in inside if not _names(said, layout.lines.lines[i])]
         if not hidden:
             result.append(piece)
             continue
