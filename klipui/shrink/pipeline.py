@@ -851,14 +851,15 @@ def _protect(
     piece keeps them lower: how a run began and ended is never the first thing a reducer's plan
     drops."""
     top = max(piece.priority for piece in pieces)
+    starts = [piece.start for piece in pieces]
     for i in protected:
         cost = layout.line_cost(i)
         if max_chars and cost > max_chars // 10:
             continue
-        starts = [piece.start for piece in pieces]
         k = bisect_right(starts, i) - 1
         if k < 0 or i >= max(pieces[k].end, pieces[k].start + 1):
             pieces.insert(k + 1, _Piece(i, i + 1, top, None, cost, 1))
+            starts.insert(k + 1, i)
             continue
         piece = pieces[k]
         if piece.summary is not None or piece.priority >= top or not raise_kept:
@@ -869,9 +870,11 @@ def _protect(
             (i, i + 1, top),
             (i + 1, piece.end, piece.priority),
         ]
-        pieces[k : k + 1] = [
+        split_up = [
             _Piece(a, b, p, None, layout.keep_cost(a, b), b - a) for a, b, p in parts if a < b
         ]
+        pieces[k : k + 1] = split_up
+        starts[k : k + 1] = [part.start for part in split_up]
     return pieces
 
 
