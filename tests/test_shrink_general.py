@@ -288,3 +288,28 @@ def test_a_summary_of_routine_lines_stays() -> None:
         text, Hint(tool="bash"), Budget(max_chars=2000), only=["summarise"], extra=[_Summarise()]
     )
     assert "[x many] warning" in out.content
+
+
+# a generic reducer's keeps do not outrank what salience knows -----------------------------------
+
+
+def test_the_odd_row_of_a_repeated_table_survives_the_repeat_reducer() -> None:
+    rng = random.Random(7)
+    header = "State      Recv-Q Send-Q Local Address:Port  Peer Address:Port Process"
+    rows = [header]
+    for k in range(160):
+        state = "CLOSE-WAIT" if k % 9 == 4 else "ESTAB     "
+        port = 54000 + rng.randrange(2000)
+        rows.append(
+            f"{state} {k % 9 == 4:d}      0          127.0.0.1:7400     127.0.0.1:{port} "
+            f'users:(("python3",pid=17380,fd={k + 3}))'
+        )
+    odd = "FIN-WAIT-2 0      0          127.0.0.1:54734    127.0.0.1:7400"
+    rows.insert(97, odd)
+    text = "\n".join(rows) + "\n"
+    budget = Budget(max_chars=2000)
+    out = shrink(text, Hint(tool="bash", command="ss -tanp"), budget)
+    assert out.strategy.startswith("repeat")
+    assert odd in split_lines(out.content)
+    assert header in split_lines(out.content)
+    check_rules(text, out, budget)

@@ -1000,7 +1000,9 @@ def _fit(
     if all(piece.summary is None for piece in pieces):
         keeps = tuple(Keep(piece.start, piece.end, 1) for piece in pieces)
         region = segments.Region(0, len(lines), name, keeps)
-        order = salience.order(lines, hint, max_chars, [region])
+        order = salience.order(
+            lines, hint, max_chars, [region] if name not in segments.GENERIC else []
+        )
         return _Fit(_fill([], layout, order, max_chars, max_rows)[0], f"{suffix}+salience", "")
     pieces = _cut_by_size(pieces, layout, max_chars, max_rows, direction)
     return _Fit(pieces, f"{suffix}+size", "")
