@@ -505,3 +505,45 @@ def test_a_line_labelled_as_the_summary_or_result_is_a_summary() -> None:
     scores = Scores(split("\n".join(lines)), Hint(tool="bash")).score
     assert scores[100] >= SUMMARY and scores[200] >= SUMMARY
     assert scores.get(250, 0) < SUMMARY
+
+
+_SHAPES = st.sampled_from(
+    [
+        "",
+        "  {n}│ raise ValueError(x)",
+        "{n}\t    except OSError:",
+        "web{n:02}   : ok={n}  unreachable=0  failed={z}",
+        "status: NOERROR, id: {n}",
+        "     flat  flat%   sum%",
+        "  {n}.{z}s  {n}.0%  {z}.5%",
+        "lib/Dpkg/ErrorHandling.pm: line {n}",
+        "├── errors v0.{n}.0 (/ws/errors)",
+        "SUMMARY: {n} leaks",
+        'error: could not resolve "./util/fmt{z}.js"',
+        "{n} errors generated.",
+        "  --> src/main.rs:{n}:{z}",
+        "ED25519 SHA256:{n}",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.tuples(_SHAPES, st.integers(0, 999), st.integers(0, 3)), min_size=1, max_size=250
+    ),
+    max_chars=st.integers(200, 3000),
+)
+def test_the_salience_rules_keep_the_four_rules_and_the_floor(
+    rows: list[tuple[str, int, int]], max_chars: int
+) -> None:
+    text = "\n".join(shape.format(n=n, z=z) for shape, n, z in rows)
+    budget = Budget(max_chars=max_chars, max_lines=0)
+    scores = Scores(split(text), Hint(tool="bash"), max_chars).score
+    assert all(0 < value <= 1000 for value in scores.values())
+    result = shrink(text, Hint(tool="bash"), budget, only=[])
+    check_rules(text, result, budget)
+    check_idempotent(result, Hint(tool="bash"), budget)
+    if result.reduced:
+        shown = {span.start for span in result.kept if span.kind == "line"}
+        assert _floor_lines(text, max_chars) <= shown
