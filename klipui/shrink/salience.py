@@ -6,15 +6,23 @@ The regular expressions then run once over one representative line of each templ
 every line, and what they find holds for the whole group:
 
 - signal words (error, fail, fatal, exception, panic, denied, refused, conflict, traceback,
-  abort, segfault, codes like `E0308`, a non-zero exit...) and weaker ones (warning, skipped),
-  unless they are part of a name (`liberror`, `src/errors/`, `std::panicking::begin_panic`);
-- summaries with counts in any words (`211 warnings and 2 errors`, `Tests: 3 failed, 40 passed`);
-- structure: section headings, table header rows (the row above a `----` rule), the first lines
-  of blocks after a blank line, the first and the last lines of the output.
+  abort, segfault, exhausted, overflow, one-letter codes like `E0308`, a non-zero exit, a count
+  above zero of a trouble as in `failed=1`...) and weaker ones (warning, skipped), unless they
+  are part of a name (`liberror`, `src/errors/`, `lib/ErrorHandling.pm`, `std::panicking::…`),
+  a denial (`0 errors`, `NOERROR`) or a numbered line of quoted code (`464│ raise X(...)`);
+- summaries with counts in any words (`211 warnings and 2 errors`, `Tests: 3 failed, 40 passed`)
+  or lines labelled as one (`SUMMARY: ...`, `Result: FAIL`);
+- structure: section headings, table header rows (the row above a `----` rule, or words aligned
+  with the numeric rows under them), the first lines of blocks after a blank line, the first
+  and the last lines of the output.
 
-A repeated template is represented by its first and last lines; its middle lines are routine.
-In a repetitive output, a template seen once is itself a signal (but rows of encoded data). Rows
-that stand out in a column of a table, and lines sharing an id with an error, rank too.
+A repeated template is represented by its first and last lines; its middle lines are routine,
+but the odd one among them (a text seen once among repeats, a template seen once or twice in a
+family of repeats) and, in a template whose first line counts zero, the lines that count more.
+A distinct strong line brings its subject: the line above it, the first line of its block, the
+first source location under it. In a repetitive output, a template seen once is itself a signal
+(but rows of encoded data). Rows that stand out in a column of a table, and lines sharing an id
+with an error, rank too.
 
 `order` gives line indices, most important first; among equals the later line first (the last
 error and the final summary outrank the first ones). The pipeline adds lines in that order while
