@@ -54,7 +54,7 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
     {
         "51-npm-outdated-all-long",
         "94-psql-explain-analyze-subplan",
-        # the fresh batch (bench/corpus_folds.py FRESH), as measured when it was merged
+        # cases 113-199, as measured when that batch was merged (now in the folds)
         "120-git-cherry-pick-range-conflict",
         "122-git-reflog-reset-lost",
         "123-apt-get-install-real",
