@@ -174,6 +174,11 @@ def test_log_keyword_tails_find_the_lines_the_keywords_find(lines: list[str]) ->
                     "ALERT",
                     "err",
                     "PANIC ",
+                    "7",
+                    "_",
+                    "é",
+                    "[main] ",
+                    "\t",
                 ]
             ),
             max_size=5,

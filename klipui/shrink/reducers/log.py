@@ -8,8 +8,8 @@ counted per level in one summary line.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections import Counter
+from itertools import compress
 
 from klipui.shrink.plan import Budget, Hint, Plan
 from klipui.shrink.reducers import stacktrace
@@ -51,11 +51,18 @@ _FIELD_WORDS = (
 _FIELD_LEVEL = line_regex(rf"^[^\n]{{0,300}}?{_FIELD}({_FIELD_WORDS}|[1-6]0)\b")
 """The level of a JSON-lines or logfmt record (`"level":"error"`, `level=warn`, `"severity":
 "ERROR"`), or pino's and bunyan's numeric level (`"level":50`)."""
-_LEVEL_LED = re.compile(rf"\n[^\n]{{0,80}}?(?=[ACDEFINPSTW])\b({_LEVEL_WORDS})\b")
-_FIELD_LEVEL_LED = re.compile(rf"\n[^\n]{{0,300}}?(?=[\"ls]){_FIELD}({_FIELD_WORDS}|[1-6]0)\b")
-"""`_LEVEL` and `_FIELD_LEVEL` led by the newline before a line instead of `^` (the engine hops
-from newline to newline), the lazy prefix stopping only before a letter a level word or field
-name starts with: the same matches, one pass over the text for every record's level."""
+_LEVEL_ALIGNED = re.compile(
+    rf"\n(?:(?:[^A-Za-z\n]{{0,80}}\b|[^\n]{{0,80}}?(?=[ACDEFINPSTW])\b)({_LEVEL_WORDS})\b)?"
+)
+_FIELD_LEVEL_ALIGNED = re.compile(
+    rf"\n(?:[^\n]{{0,300}}?(?=[\"ls]){_FIELD}({_FIELD_WORDS}|[1-6]0)\b)?"
+)
+"""`_LEVEL` and `_FIELD_LEVEL` led by the newline before a line instead of `^`, and optional:
+`findall` gives one entry a newline (the level word of the line after it, or ""), so the k-th
+entry belongs to line k + 1 without a line lookup. The lazy prefix stops only before a letter a
+level word or field name starts with; a plain level first tries the common layout (the first
+letters of the line are the level, after a timestamp) with one greedy skip of non-letters,
+which finds the word the lazy scan would (no word starts before the first letter)."""
 _NEEDLES = ("WARN", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG")
 _FIELD_NEEDLES = (
     *_NEEDLES,
@@ -171,31 +178,30 @@ worse), with its level."""
 
 def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tuple[int, str]]]:
     """Records by level, and the records worth a look (warnings and worse, holding one of the
-    needles) with their level, in order: one pass of the newline-led level regex, a line
-    index looked up for those records only."""
-    pattern, led, needles = (
-        (_FIELD_LEVEL, _FIELD_LEVEL_LED, _FIELD_NEEDLES)
+    needles) with their level, in order: one `findall` of the newline-led level regex (one
+    entry a line, counted and filtered in C), the lines themselves read for trouble only."""
+    pattern, aligned, needles = (
+        (_FIELD_LEVEL, _FIELD_LEVEL_ALIGNED, _FIELD_NEEDLES)
         if structured
-        else (_LEVEL, _LEVEL_LED, _NEEDLES)
+        else (_LEVEL, _LEVEL_ALIGNED, _NEEDLES)
     )
-    text, starts, text_lines = lines.text, lines.starts, lines.lines
-    found: list[tuple[int, str]] = []
+    text, text_lines = lines.text, lines.lines
     first = pattern.match(text)
-    if first is not None and first[1] in _TROUBLE:
-        found.append((0, _TROUBLE[first[1]]))
-    words: list[str] = []
-    append = words.append
-    for m in led.finditer(text):
-        word = m[1]
-        append(word)
-        if word in _TROUBLE:
-            found.append((bisect_left(starts, m.start() + 1), _TROUBLE[word]))
+    words = aligned.findall(text)  # words[k]: the level of line k + 1
+    del words[max(0, len(text_lines) - 1) :]  # the entry after a final newline belongs to no line
+    counted = Counter(words)
+    counted.pop("", None)
     if first is not None:
-        append(first[1])  # counted last, as it was found last
+        counted[first[1]] += 1  # counted last, as it was found last (the order of ties)
     levels: Counter[str] = Counter()
-    for word, count in Counter(words).items():
+    for word, count in counted.items():
         levels[_level_name(word)] += count
-    trouble = [(i, level) for i, level in found if any(n in text_lines[i] for n in needles)]
+    found = [
+        (i + 1, words[i]) for i in compress(range(len(words)), map(_TROUBLE.__contains__, words))
+    ]
+    if first is not None and first[1] in _TROUBLE:
+        found.insert(0, (0, first[1]))
+    trouble = [(i, _TROUBLE[word]) for i, word in found if any(n in text_lines[i] for n in needles)]
     return levels, trouble
 
 
