@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import compress
 
 from klipui.shrink.plan import Budget, Hint, Plan
 from klipui.shrink.reducers import stacktrace
@@ -122,7 +121,7 @@ _KEYWORD_NEEDLES = tuple(
 )
 """What the lines holding a keyword hold, in fewer words (one search of the text each): words
 that differ in their first letter's case share their tail; `Killed` is in `OOMKilled`."""
-_PREFIX = re.compile(r"^[\[\d\-T:.,+Z /]*")
+_PREFIX = re.compile(r"^[\[\d\-T:.,+Z /]*", re.M)
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Warning|Exit)\b|[\w.]+: )")
 _FOREIGN = re.compile(
     r"site-packages|dist-packages|lib/python\d|node_modules|node:internal|<frozen"
@@ -196,13 +195,29 @@ def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tup
     levels: Counter[str] = Counter()
     for word, count in counted.items():
         levels[_level_name(word)] += count
-    found = [
-        (i + 1, words[i]) for i in compress(range(len(words)), map(_TROUBLE.__contains__, words))
-    ]
+    found: list[tuple[int, str]] = []
+    for word in counted.keys() & _TROUBLE.keys():
+        i = -1
+        while True:  # the lines of a level worth a look (few), each found by a scan in C
+            try:
+                i = words.index(word, i + 1)
+            except ValueError:
+                break
+            found.append((i + 1, word))
+    found.sort()
     if first is not None and first[1] in _TROUBLE:
         found.insert(0, (0, first[1]))
     trouble = [(i, _TROUBLE[word]) for i, word in found if any(n in text_lines[i] for n in needles)]
     return levels, trouble
+
+
+def _kinds(lines: list[str], indices: list[int]) -> list[str]:
+    """The kind of each line of `indices` (no timestamp-like prefix, numbers masked), for
+    grouping repeats: the lines joined, so that two substitutions in all stand for two a line."""
+    if not indices:
+        return []
+    joined = "\n".join([lines[i] for i in indices])
+    return template(_PREFIX.sub("", joined)).split("\n")
 
 
 def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) -> set[str]:
@@ -210,8 +225,7 @@ def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) 
     kind (numbers masked) above their repeats. Returns the kinds seen."""
     seen: set[str] = set()
     last_of: dict[str, tuple[int, str]] = {}
-    for i, level in trouble:
-        key = template(_PREFIX.sub("", lines[i]))
+    for (i, level), key in zip(trouble, _kinds(lines, [i for i, _ in trouble]), strict=True):
         first = key not in seen
         seen.add(key)
         last_of[key] = (i, level)
@@ -231,14 +245,17 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark) -> None:
     """Mark the 5xx responses and the lines holding a trouble keyword, the first of each
     kind above its repeats."""
     text_lines = lines.lines
-    for i in lines.hits(_SERVER_ERROR):
-        key = template(_PREFIX.sub("", text_lines[i]))
+    errors = lines.hits(_SERVER_ERROR)
+    for i, key in zip(errors, _kinds(text_lines, errors), strict=True):
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
-    for i in lines_containing(lines, _KEYWORD_NEEDLES):
-        if not any(keyword in text_lines[i] for keyword in _KEYWORDS):
-            continue
-        key = "kw:" + template(_PREFIX.sub("", text_lines[i]))
+    found = [
+        i
+        for i in lines_containing(lines, _KEYWORD_NEEDLES)
+        if any(keyword in text_lines[i] for keyword in _KEYWORDS)
+    ]
+    for i, kind in zip(found, _kinds(text_lines, found), strict=True):
+        key = "kw:" + kind
         mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
         seen.add(key)
 
@@ -260,6 +277,8 @@ def _mark_continuation(lines: list[str], i: int, first: bool, mark: Mark) -> Non
     """The lines after a record that are not records themselves: its traceback. Exception
     headers and causes rank with the record, the first frame after each and the user's frames
     next, dependency frames last."""
+    if i + 1 < len(lines) and LOG_LINE.match(lines[i + 1]):
+        return  # the next line is a record (the common case)
     end = min(len(lines), i + 200)
     end = next((j for j in range(i + 1, end) if LOG_LINE.match(lines[j])), end)
     if end <= i + 1:
