@@ -363,6 +363,37 @@ def test_early_stopping_fit_check_equals_the_total(
     assert pipeline_module._fits(iter(pieces), layout, max_chars, max_rows) == expected
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    priorities=st.lists(st.integers(0, 3), min_size=1, max_size=240)
+    | st.lists(st.integers(0, 3), min_size=100, max_size=240),
+    top=st.integers(0, 239),
+    max_chars=st.integers(0, 900),
+    max_rows=st.sampled_from([0, 0, 5, 40]),
+    direction=st.sampled_from(["head", "tail", "both"]),
+)
+def test_drop_by_priority_keeps_what_dropping_one_by_one_keeps(
+    priorities: list[int], top: int, max_chars: int, max_rows: int, direction: str
+) -> None:
+    """The galloping search (its survivors sorted when few, picked by rank when many) keeps
+    what dropping the pieces one at a time in the drop order until the plan fits keeps."""
+    n = len(priorities)
+    priorities[top % n] = 5  # one protected piece
+    lines = split("".join(f"line {i} {'x' * (i % 9)}\n" for i in range(n)), cache=False)
+    layout = pipeline_module._Layout(lines, 0)
+    plan: list[Keep | Summary] = [Keep(i, i + 1, p) for i, p in enumerate(priorities)]
+    pieces = pipeline_module._pieces(plan, lines, layout)
+    got = pipeline_module._drop_by_priority(list(pieces), layout, max_chars, max_rows, direction)
+    alive = list(range(n))
+    if not pipeline_module._fits(pieces, layout, max_chars, max_rows):
+        order = pipeline_module._drop_sequence(pieces, max(priorities), direction, None)
+        for i in order:
+            alive.remove(i)
+            if pipeline_module._fits([pieces[j] for j in alive], layout, max_chars, max_rows):
+                break
+    assert [(p.start, p.end) for p in got] == [(pieces[j].start, pieces[j].end) for j in alive]
+
+
 # json reducer: the lowest weight of each line ----------------------------------------------------
 
 

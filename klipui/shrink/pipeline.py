@@ -470,10 +470,16 @@ def _drop_by_priority(
     rank = [len(droppable)] * len(pieces)
     for position, i in enumerate(droppable):
         rank[i] = position
+    protected = [i for i, r in enumerate(rank) if r == len(droppable)]
+    few = len(pieces) // 16
 
     def survivors(kept: int) -> Iterator[_Piece]:
-        """The protected pieces and the `kept` last pieces of the drop order, in input order."""
+        """The protected pieces and the `kept` last pieces of the drop order, in input order:
+        few of them are sorted (a budget far smaller than the plan), else picked by rank."""
         threshold = len(droppable) - kept
+        if kept + len(protected) <= few:
+            chosen = sorted([*protected, *droppable[threshold:]])
+            return map(pieces.__getitem__, chosen)
         return compress(pieces, map(threshold.__le__, rank))
 
     def fits_with(kept: int) -> bool:
