@@ -470,7 +470,7 @@ def _drop_by_priority(
     rank = [len(droppable)] * len(pieces)
     for position, i in enumerate(droppable):
         rank[i] = position
-    protected = [i for i, r in enumerate(rank) if r == len(droppable)]
+    protected = list(compress(range(len(rank)), map(len(droppable).__eq__, rank)))
     few = len(pieces) // 16
 
     def survivors(kept: int) -> Iterator[_Piece]:
