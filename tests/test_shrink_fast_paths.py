@@ -72,6 +72,11 @@ def test_tests_scan_guard_turns_away_no_line_the_patterns_match(text: str) -> No
         if match is not None:
             expected[i] = match.lastgroup
     assert found == expected
+    hits = lines.hits(tests._SCAN_OR_SETUP)
+    assert [i for i in hits if tests._SCAN.match(lines.lines[i])] == lines.hits(tests._SCAN)
+    searched = tests._Searched(lines, hits)
+    alone = tests._Searched(lines)
+    assert (searched.setup(), searched.leading()) == (alone.setup(), alone.leading())
 
 
 @settings(max_examples=120, deadline=None)

@@ -185,6 +185,9 @@ _LEADING = line_regex(r"^(?:[ \t]*(?:[✗×✕✖]|not ok)|test \S+ \.\.\. ignor
 `<<< FAILURE!` or `<<< ERROR!` holds one of the words)."""
 _SETUP_OR_LEADING = line_regex("^(?:" + _SETUP_LINE.pattern[1:] + "|" + _LEADING.pattern[1:] + ")")
 """Both in one pass over the text (few lines match either: each is then told apart)."""
+_SCAN_OR_SETUP = line_regex("^(?:" + _SCAN.pattern[1:] + "|" + _SETUP_OR_LEADING.pattern[1:] + ")")
+"""`_SCAN` and `_SETUP_OR_LEADING` in one pass over the text (each pass reads every line
+start): the few lines it finds are then matched by each alone."""
 
 _MAX_BLOCK = 400
 
@@ -226,13 +229,15 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     priority = Marks()
     mark = priority.mark
     text_lines = lines.lines
-    found = {i: _kind(text_lines[i]) for i, _ in lines.scan(_SCAN)}
+    hits = lines.hits(_SCAN_OR_SETUP)
+    scan = _SCAN.match
+    found = {i: _kind(text_lines[i]) for i in hits if scan(text_lines[i])}
     for i in lines_containing(lines, (_GO_LOCATION,)):
         if i not in found and _PANIC.match(text_lines[i]):
             found[i] = "panic"
     headers, stops = _mark_found(lines, found, mark)
     _mark_blocks(lines, headers, stops, priority)
-    searched = _Searched(lines)
+    searched = _Searched(lines, hits)
     _mark_fail_index(lines, bool(headers), searched, mark)
     for i in searched.setup():
         mark(i, MID - 5)
@@ -251,8 +256,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 class _Searched:
     """Whole-text searches that several rules share, each run once."""
 
-    def __init__(self, lines: Lines) -> None:
+    def __init__(self, lines: Lines, hits: list[int] | None = None) -> None:
         self.lines = lines
+        self._hits = hits
+        """The lines `_SCAN_OR_SETUP` matches, when already searched."""
         self._fail: list[int] | None = None
         self._starts: tuple[list[int], list[int]] | None = None
 
@@ -273,7 +280,11 @@ class _Searched:
     def _setup_or_leading(self) -> tuple[list[int], list[int]]:
         if self._starts is None:
             text_lines = self.lines.lines
-            hits = self.lines.hits(_SETUP_OR_LEADING)
+            if self._hits is None:
+                hits = self.lines.hits(_SETUP_OR_LEADING)
+            else:
+                setup_or_leading = _SETUP_OR_LEADING.match
+                hits = [i for i in self._hits if setup_or_leading(text_lines[i])]
             self._starts = (
                 [i for i in hits if _SETUP_LINE.match(text_lines[i])],
                 [i for i in hits if _LEADING.match(text_lines[i])],
