@@ -449,6 +449,30 @@ def test_outline_guard_turns_away_no_outline_line(lines: list[str]) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(
+    lines=st.lists(
+        st.lists(st.sampled_from(_OUTLINE_PIECES), max_size=5).map("".join), max_size=25
+    ),
+    ending=st.sampled_from(["", "\n"]),
+)
+def test_outline_lines_found_in_one_pass_equal_each_line_read_alone(
+    lines: list[str], ending: str
+) -> None:
+    """The whole-text pass (the first line matched alone, the text not copied) finds the kinds
+    each line matched on its own has."""
+    from klipui.shrink.reducers import outline
+
+    text = "\n".join(lines) + (ending if lines else "")
+    split_text = split(text, cache=False)
+    expected: dict[str, list[int]] = {kind: [] for kind in outline._KINDS}
+    for i, line in enumerate(split_text.lines):
+        m = outline._OUTLINE_LINE.match("\n" + line)
+        if m is not None:
+            expected[m.lastgroup or ""].append(i)
+    assert outline._find_lines(text, split_text.starts) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
     directories=st.lists(
         st.lists(st.sampled_from(["a", "b", "ab", "", "."]), max_size=4).map("/".join),
         max_size=8,
