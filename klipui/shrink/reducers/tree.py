@@ -30,6 +30,7 @@ TOP_ENTRIES = 3
 MIN_LINES = 30
 _PATH = re.compile(r"(?:\./|\.\./|/)?[\w.@+~-]+(?:/[\w.@+~-]+)+/?")
 _SECTION = re.compile(r"\S.*:")
+_PLUS_ONE = (1).__add__
 _LIST_COMMAND = re.compile(r"\b(ls|find|tree|fd|glob|dir|git ls-files)\b")
 
 
@@ -122,11 +123,16 @@ def _sections(split_text: Lines) -> list[_Group]:
     lead = nonblank[: positions[0]] if heads else nonblank
     if lead:
         groups.append(_Group(".", -1, lead[0], lead[-1] + 1, 0, lead))
-    ends = [*positions[1:], len(nonblank)] if heads else []
-    for head, at, stop in zip(heads, positions, ends, strict=True):
-        entries = nonblank[at + 1 : stop]
-        end = entries[-1] + 1 if entries else head + 1
-        groups.append(_Group(lines[head].rstrip(":").rstrip("/"), head, head + 1, end, 0, entries))
+    if not heads:
+        return groups
+    # the columns of the sections made in C, then one group a section
+    ends = [*positions[1:], len(nonblank)]
+    entries = list(map(nonblank.__getitem__, map(slice, map(_PLUS_ONE, positions), ends)))
+    lasts = [part[-1] + 1 if part else head + 1 for part, head in zip(entries, heads, strict=True)]
+    names = map(
+        str.rstrip, map(str.rstrip, map(lines.__getitem__, heads), repeat(":")), repeat("/")
+    )
+    groups.extend(map(_Group, names, heads, map(_PLUS_ONE, heads), lasts, repeat(0), entries))
     return groups
 
 
