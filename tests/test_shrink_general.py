@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_shrink_properties import check_idempotent, check_rules
 
-from klipui.shrink import Budget, Hint, Keep, shrink
+from klipui.shrink import Budget, Hint, Keep, Summary, shrink
 from klipui.shrink.salience import SUMMARY, Ranking, Scores, column_outliers, order
 from klipui.shrink.text import split, split_lines
 
@@ -243,3 +244,72 @@ def test_a_ranking_gives_every_line_in_range_whatever_is_kept(
         if keep[k % len(keep)]:
             ranking.kept(i)
     assert set(seen) == set(range(len(lines)))
+
+
+# a reducer's summary never hides a signal line ---------------------------------------------------
+
+
+class _Summarise:
+    """A reducer that stands one summary for everything but the first and last lines, as a
+    recogniser that takes an error for one more repeat of a warning would."""
+
+    name = "summarise"
+
+    @staticmethod
+    def detect(text: str, hint: Hint) -> bool:
+        return True
+
+    @staticmethod
+    def reduce(text: str, hint: Hint, budget: Budget) -> list[Keep | Summary]:
+        n = len(split_lines(text))
+        return [Keep(0, 1, 5), Summary(("[x many] warning",), 1, n - 1, 5), Keep(n - 1, n, 5)]
+
+
+@pytest.mark.parametrize("where", [0.1, 0.5, 0.9])
+def test_a_summary_gives_way_to_the_error_it_would_hide(where: float) -> None:
+    lines = [f"m{i:03}.hs:3:35: warning: [-Wunused-imports] unused import" for i in range(300)]
+    error = "m117.hs:18:27: error: Couldn't match expected type Double with actual type Int"
+    lines.insert(int(len(lines) * where), error)
+    text = "\n".join(["[1 of 300] compiling", *lines, "done"]) + "\n"
+    budget = Budget(max_chars=2000)
+    hint = Hint(tool="bash")
+    extra = [_Summarise()]
+    out = shrink(text, hint, budget, only=["summarise"], extra=extra)
+    assert out.strategy.startswith("summarise")
+    assert error in split_lines(out.content)
+    check_rules(text, out, budget)
+    check_idempotent(out, hint, budget, only=["summarise"], extra=extra)
+
+
+def test_a_summary_of_routine_lines_stays() -> None:
+    lines = [f"m{i:03}.hs:3:35: warning: [-Wunused-imports] unused import" for i in range(300)]
+    text = "\n".join(["[1 of 300] compiling", *lines, "done"]) + "\n"
+    out = shrink(
+        text, Hint(tool="bash"), Budget(max_chars=2000), only=["summarise"], extra=[_Summarise()]
+    )
+    assert "[x many] warning" in out.content
+
+
+# a generic reducer's keeps do not outrank what salience knows -----------------------------------
+
+
+def test_the_odd_row_of_a_repeated_table_survives_the_repeat_reducer() -> None:
+    rng = random.Random(7)
+    header = "State      Recv-Q Send-Q Local Address:Port  Peer Address:Port Process"
+    rows = [header]
+    for k in range(160):
+        state = "CLOSE-WAIT" if k % 9 == 4 else "ESTAB     "
+        port = 54000 + rng.randrange(2000)
+        rows.append(
+            f"{state} {k % 9 == 4:d}      0          127.0.0.1:7400     127.0.0.1:{port} "
+            f'users:(("python3",pid=17380,fd={k + 3}))'
+        )
+    odd = "FIN-WAIT-2 0      0          127.0.0.1:54734    127.0.0.1:7400"
+    rows.insert(97, odd)
+    text = "\n".join(rows) + "\n"
+    budget = Budget(max_chars=2000)
+    out = shrink(text, Hint(tool="bash", command="ss -tanp"), budget)
+    assert out.strategy.startswith("repeat")
+    assert odd in split_lines(out.content)
+    assert header in split_lines(out.content)
+    check_rules(text, out, budget)

@@ -46,7 +46,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "120-git-cherry-pick-range-conflict",
         "122-git-reflog-reset-lost",
         "123-apt-get-install-real",
-        "128-ghc-make-type-errors",
         "145-bandit-r-dulwich",
         "147-uv-pip-compile-no-solution",
         "163-sysctl-a-net-vm-fs",

@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 import importlib
 import importlib.util
+import re
 import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
@@ -856,14 +857,15 @@ def _protect(
     piece keeps them lower: how a run began and ended is never the first thing a reducer's plan
     drops."""
     top = max(piece.priority for piece in pieces)
+    starts = [piece.start for piece in pieces]
     for i in protected:
         cost = layout.line_cost(i)
         if max_chars and cost > max_chars // 10:
             continue
-        starts = [piece.start for piece in pieces]
         k = bisect_right(starts, i) - 1
         if k < 0 or i >= max(pieces[k].end, pieces[k].start + 1):
             pieces.insert(k + 1, _Piece(i, i + 1, top, None, cost, 1))
+            starts.insert(k + 1, i)
             continue
         piece = pieces[k]
         if piece.summary is not None or piece.priority >= top or not raise_kept:
@@ -874,9 +876,11 @@ def _protect(
             (i, i + 1, top),
             (i + 1, piece.end, piece.priority),
         ]
-        pieces[k : k + 1] = [
+        split_up = [
             _Piece(a, b, p, None, layout.keep_cost(a, b), b - a) for a, b, p in parts if a < b
         ]
+        pieces[k : k + 1] = split_up
+        starts[k : k + 1] = [part.start for part in split_up]
     return pieces
 
 
@@ -903,6 +907,43 @@ def _adds_nothing(pieces: Sequence[_Piece], n: int) -> bool:
             return False
         covered = piece.end
     return covered == n and len({p.priority for p in pieces}) <= 1
+
+
+_WORD = re.compile(r"(?:\x1b\[[0-9;]*m)|([^\W\d_]{3,})")
+
+
+def _words(text: str) -> set[str]:
+    """The words of three letters or more in `text`, lower-cased (colour codes skipped)."""
+    return {word.lower() for word in _WORD.findall(text) if word}
+
+
+def _names(said: set[str], line: str) -> bool:
+    """True when a summary whose words are `said` names `line`: it has at least half its words."""
+    words = _words(line)
+    return len(words & said) * 2 >= len(words)
+
+
+def _unhide(pieces: list[_Piece], layout: _Layout, score: dict[int, int]) -> list[_Piece]:
+    """The plan with each summary that stands for a strong signal line (salience `STRONG` or
+    more) it does not show replaced by those lines, kept at the summary's priority: a summary
+    names routine lines; it must not hide the error among them."""
+    strong = sorted(i for i, value in score.items() if value >= salience.STRONG)
+    if not strong:
+        return pieces
+    result: list[_Piece] = []
+    for piece in pieces:
+        if piece.summary is None or piece.end - piece.start < 2:
+            result.append(piece)
+            continue
+        inside = strong[bisect_left(strong, piece.start) : bisect_left(strong, piece.end)]
+        said = _words("\n".join(piece.summary))
+        hidden = [i for i in inside if not _names(said, layout.lines.lines[i])]
+        if not hidden:
+            result.append(piece)
+            continue
+        for i in hidden:
+            result.append(_Piece(i, i + 1, piece.priority, None, layout.line_cost(i), 1))
+    return result
 
 
 class _Fit(NamedTuple):
@@ -939,6 +980,8 @@ def _fit(
         scores = salience.Scores(lines, hint, max_chars).score if ties else None
         # the last line and exit statuses join every plan; summaries too, and inside the plan,
         # when it must drop pieces
+        if scores is not None:
+            pieces = _unhide(pieces, layout, scores)
         pieces = _protect(pieces, layout, _endings(lines, scores, salience.END), max_chars, False)
         if scores is not None and not _fits(pieces, layout, max_chars, max_rows):
             endings = _endings(lines, scores, salience.SUMMARY)
@@ -963,7 +1006,9 @@ def _fit(
     if all(piece.summary is None for piece in pieces):
         keeps = tuple(Keep(piece.start, piece.end, 1) for piece in pieces)
         region = segments.Region(0, len(lines), name, keeps)
-        order = salience.order(lines, hint, max_chars, [region])
+        order = salience.order(
+            lines, hint, max_chars, [region] if name not in segments.GENERIC else []
+        )
         return _Fit(_fill([], layout, order, max_chars, max_rows)[0], f"{suffix}+salience", "")
     pieces = _cut_by_size(pieces, layout, max_chars, max_rows, direction)
     return _Fit(pieces, f"{suffix}+size", "")
