@@ -32,7 +32,8 @@ _RUNNER_PIECES = [
     "12", "3 ", "passed", "failed", " passing", "examples, ", "failures", "(", ")", "x",
     "foo_test", "::", " stdout ----", " ... ", "ignored", "platform linux -- Python 3",
     "rootdir: /x", "collected 4 items", "running 2 tests", "Running tests/x (target/y)",
-    "Test run started", "SKIPPED ", "XFAIL ", "XPASS ", " <<< FAILURE!", "1.5s", "ms", ",",
+    "Test run started", "SKIPPED ", "XFAIL ", "XPASS ", " <<< FAILURE!", " <<< ERROR!", " <<< ",
+    "1.5s", "ms", ",",
 ]  # fmt: skip
 
 
@@ -77,6 +78,12 @@ def test_tests_scan_guard_turns_away_no_line_the_patterns_match(text: str) -> No
     searched = tests._Searched(lines, hits)
     alone = tests._Searched(lines)
     assert (searched.setup(), searched.leading()) == (alone.setup(), alone.leading())
+    surefire = [i for i in searched.surefire() if tests._SUREFIRE_END.search(lines.lines[i])]
+    assert surefire == [
+        i
+        for i in lines_containing(lines, (tests._SUREFIRE_MARK,))
+        if tests._SUREFIRE_END.search(lines.lines[i])
+    ]
 
 
 @settings(max_examples=120, deadline=None)
