@@ -221,6 +221,50 @@ def test_log_levels_in_one_pass_equal_the_line_by_line_reading(
     assert found == trouble
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(
+        st.lists(
+            st.sampled_from(
+                [
+                    "2024-01-01 12:00:00,5 ",
+                    "[12:00:00] ",
+                    "0x1f",
+                    "0x",
+                    "12",
+                    "-",
+                    "T",
+                    " ",
+                    "",
+                    "ERROR",
+                    "worker 7 failed",
+                    "abc",
+                    "Z/",
+                    "é",
+                    "\t",
+                    ":",
+                    "0xZZ",
+                ]
+            ),
+            max_size=5,
+        ).map("".join),
+        max_size=12,
+    ),
+    picks=st.lists(st.integers(0, 11), max_size=12),
+)
+def test_log_kinds_of_lines_joined_equal_each_line_alone(
+    lines: list[str], picks: list[int]
+) -> None:
+    """The kinds of the trouble lines, templated all at once joined by newlines, are each
+    line's own kind (prefix stripped, numbers masked)."""
+    from klipui.shrink.reducers._patterns import template
+
+    prefix = re.compile(log._PREFIX.pattern)  # one line at a time: no multiline flag
+    indices = sorted({k for k in picks if k < len(lines)})
+    expected = [template(prefix.sub("", lines[i])) for i in indices]
+    assert log._kinds(lines, indices) == expected
+
+
 # tree reducer: ls -R sections ---------------------------------------------------------------------
 
 
