@@ -32,7 +32,8 @@ _RUNNER_PIECES = [
     "12", "3 ", "passed", "failed", " passing", "examples, ", "failures", "(", ")", "x",
     "foo_test", "::", " stdout ----", " ... ", "ignored", "platform linux -- Python 3",
     "rootdir: /x", "collected 4 items", "running 2 tests", "Running tests/x (target/y)",
-    "Test run started", "SKIPPED ", "XFAIL ", "XPASS ", " <<< FAILURE!", "1.5s", "ms", ",",
+    "Test run started", "SKIPPED ", "XFAIL ", "XPASS ", " <<< FAILURE!", " <<< ERROR!", " <<< ",
+    "1.5s", "ms", ",",
 ]  # fmt: skip
 
 
@@ -72,6 +73,17 @@ def test_tests_scan_guard_turns_away_no_line_the_patterns_match(text: str) -> No
         if match is not None:
             expected[i] = match.lastgroup
     assert found == expected
+    hits = lines.hits(tests._SCAN_OR_SETUP)
+    assert [i for i in hits if tests._SCAN.match(lines.lines[i])] == lines.hits(tests._SCAN)
+    searched = tests._Searched(lines, hits)
+    alone = tests._Searched(lines)
+    assert (searched.setup(), searched.leading()) == (alone.setup(), alone.leading())
+    surefire = [i for i in searched.surefire() if tests._SUREFIRE_END.search(lines.lines[i])]
+    assert surefire == [
+        i
+        for i in lines_containing(lines, (tests._SUREFIRE_MARK,))
+        if tests._SUREFIRE_END.search(lines.lines[i])
+    ]
 
 
 @settings(max_examples=120, deadline=None)
@@ -174,6 +186,11 @@ def test_log_keyword_tails_find_the_lines_the_keywords_find(lines: list[str]) ->
                     "ALERT",
                     "err",
                     "PANIC ",
+                    "7",
+                    "_",
+                    "é",
+                    "[main] ",
+                    "\t",
                 ]
             ),
             max_size=5,
@@ -202,6 +219,50 @@ def test_log_levels_in_one_pass_equal_the_line_by_line_reading(
     counted, found = log._read_levels(analysed, structured)
     assert dict(counted) == levels
     assert found == trouble
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(
+        st.lists(
+            st.sampled_from(
+                [
+                    "2024-01-01 12:00:00,5 ",
+                    "[12:00:00] ",
+                    "0x1f",
+                    "0x",
+                    "12",
+                    "-",
+                    "T",
+                    " ",
+                    "",
+                    "ERROR",
+                    "worker 7 failed",
+                    "abc",
+                    "Z/",
+                    "é",
+                    "\t",
+                    ":",
+                    "0xZZ",
+                ]
+            ),
+            max_size=5,
+        ).map("".join),
+        max_size=12,
+    ),
+    picks=st.lists(st.integers(0, 11), max_size=12),
+)
+def test_log_kinds_of_lines_joined_equal_each_line_alone(
+    lines: list[str], picks: list[int]
+) -> None:
+    """The kinds of the trouble lines, templated all at once joined by newlines, are each
+    line's own kind (prefix stripped, numbers masked)."""
+    from klipui.shrink.reducers._patterns import template
+
+    prefix = re.compile(log._PREFIX.pattern)  # one line at a time: no multiline flag
+    indices = sorted({k for k in picks if k < len(lines)})
+    expected = [template(prefix.sub("", lines[i])) for i in indices]
+    assert log._kinds(lines, indices) == expected
 
 
 # tree reducer: ls -R sections ---------------------------------------------------------------------
@@ -358,6 +419,37 @@ def test_early_stopping_fit_check_equals_the_total(
     assert pipeline_module._fits(iter(pieces), layout, max_chars, max_rows) == expected
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    priorities=st.lists(st.integers(0, 3), min_size=1, max_size=240)
+    | st.lists(st.integers(0, 3), min_size=100, max_size=240),
+    top=st.integers(0, 239),
+    max_chars=st.integers(0, 900),
+    max_rows=st.sampled_from([0, 0, 5, 40]),
+    direction=st.sampled_from(["head", "tail", "both"]),
+)
+def test_drop_by_priority_keeps_what_dropping_one_by_one_keeps(
+    priorities: list[int], top: int, max_chars: int, max_rows: int, direction: str
+) -> None:
+    """The galloping search (its survivors sorted when few, picked by rank when many) keeps
+    what dropping the pieces one at a time in the drop order until the plan fits keeps."""
+    n = len(priorities)
+    priorities[top % n] = 5  # one protected piece
+    lines = split("".join(f"line {i} {'x' * (i % 9)}\n" for i in range(n)), cache=False)
+    layout = pipeline_module._Layout(lines, 0)
+    plan: list[Keep | Summary] = [Keep(i, i + 1, p) for i, p in enumerate(priorities)]
+    pieces = pipeline_module._pieces(plan, lines, layout)
+    got = pipeline_module._drop_by_priority(list(pieces), layout, max_chars, max_rows, direction)
+    alive = list(range(n))
+    if not pipeline_module._fits(pieces, layout, max_chars, max_rows):
+        order = pipeline_module._drop_sequence(pieces, max(priorities), direction, None)
+        for i in order:
+            alive.remove(i)
+            if pipeline_module._fits([pieces[j] for j in alive], layout, max_chars, max_rows):
+                break
+    assert [(p.start, p.end) for p in got] == [(pieces[j].start, pieces[j].end) for j in alive]
+
+
 # json reducer: the lowest weight of each line ----------------------------------------------------
 
 
@@ -404,6 +496,30 @@ def test_outline_guard_turns_away_no_outline_line(lines: list[str]) -> None:
     assert outline._GUARD in outline._OUTLINE_LINE.pattern
     found = [(m.start(), m.lastgroup) for m in outline._OUTLINE_LINE.finditer(text)]
     assert found == [(m.start(), m.lastgroup) for m in unguarded.finditer(text)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(
+        st.lists(st.sampled_from(_OUTLINE_PIECES), max_size=5).map("".join), max_size=25
+    ),
+    ending=st.sampled_from(["", "\n"]),
+)
+def test_outline_lines_found_in_one_pass_equal_each_line_read_alone(
+    lines: list[str], ending: str
+) -> None:
+    """The whole-text pass (the first line matched alone, the text not copied) finds the kinds
+    each line matched on its own has."""
+    from klipui.shrink.reducers import outline
+
+    text = "\n".join(lines) + (ending if lines else "")
+    split_text = split(text, cache=False)
+    expected: dict[str, list[int]] = {kind: [] for kind in outline._KINDS}
+    for i, line in enumerate(split_text.lines):
+        m = outline._OUTLINE_LINE.match("\n" + line)
+        if m is not None:
+            expected[m.lastgroup or ""].append(i)
+    assert outline._find_lines(text, split_text.starts) == expected
 
 
 @settings(max_examples=150, deadline=None)

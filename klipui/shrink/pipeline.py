@@ -356,11 +356,14 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
             one = said[0] if len(said) == 1 else None
             if type(one) is str and "\n" not in one and "\r" not in one:
                 rows = (one,)  # one plain row (most summaries): nothing to split or strip
+                if layout.cap > 0:
+                    rows = (cap_line(one, layout.cap),)
+                cost = len(rows[0]) + 1
             else:
                 rows = tuple(part.rstrip("\r") for line in said for part in str(line).split("\n"))
-            if layout.cap > 0:
-                rows = tuple(cap_line(row, layout.cap) for row in rows)
-            cost = sum(len(row) + 1 for row in rows)
+                if layout.cap > 0:
+                    rows = tuple(cap_line(row, layout.cap) for row in rows)
+                cost = sum(len(row) + 1 for row in rows)
             pieces.append(_Piece(start, end, item.priority, rows, cost, len(rows)))
         last = end
     return pieces
@@ -471,10 +474,16 @@ def _drop_by_priority(
     rank = [len(droppable)] * len(pieces)
     for position, i in enumerate(droppable):
         rank[i] = position
+    protected = list(compress(range(len(rank)), map(len(droppable).__eq__, rank)))
+    few = len(pieces) // 16
 
     def survivors(kept: int) -> Iterator[_Piece]:
-        """The protected pieces and the `kept` last pieces of the drop order, in input order."""
+        """The protected pieces and the `kept` last pieces of the drop order, in input order:
+        few of them are sorted (a budget far smaller than the plan), else picked by rank."""
         threshold = len(droppable) - kept
+        if kept + len(protected) <= few:
+            chosen = sorted([*protected, *droppable[threshold:]])
+            return map(pieces.__getitem__, chosen)
         return compress(pieces, map(threshold.__le__, rank))
 
     def fits_with(kept: int) -> bool:

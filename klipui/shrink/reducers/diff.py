@@ -171,8 +171,9 @@ def _outline(text: str) -> _Outline:
     split_text = split(text)
     lines, starts = split_text.lines, split_text.starts
     n = len(lines)
-    offsets = (m.start() + 1 for m in _STRUCTURE.finditer(text))
-    candidates = [0, *(bisect_left(starts, offset) for offset in offsets)] if n else []
+    # each match starts at the newline before its line: the line's start + 1, looked up in C
+    offsets = map(add, map(re.Match.start, _STRUCTURE.finditer(text)), repeat(1))
+    candidates = [0, *map(bisect_left, repeat(starts), offsets)] if n else []
     files: list[int] = []
     first = n
     changed = False

@@ -25,7 +25,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import replace
-from itertools import pairwise, repeat
+from itertools import compress, pairwise, repeat
 from typing import Any
 
 import orjson
@@ -201,11 +201,11 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
             lower(children[keep], children[-1], weight)
             # the last item outlives the first ones: ties go to the later, newer item
             lower(children[-1], container.close, -((-sample_weight) // 2))
-    for i, line in enumerate(lines):
-        if len(line) > LONG_LINE:
-            # a long value (a package's whole README) goes before the short keys around it
-            lower(i, i + 1, -1 - len(line) // 10)
-            cuts.add(i + 1)
+    # a long value (a package's whole README) goes before the short keys around it; the long
+    # lines are found in C (few lines are long)
+    for i in compress(range(n), map(LONG_LINE.__lt__, map(len, lines))):
+        lower(i, i + 1, -1 - len(lines[i]) // 10)
+        cuts.add(i + 1)
     starts, values = _lowest(lowered, n)
     cuts.update(
         start for start, a, b in zip(starts[1:], values[:-1], values[1:], strict=True) if a != b

@@ -8,7 +8,6 @@ counted per level in one summary line.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections import Counter
 
 from klipui.shrink.plan import Budget, Hint, Plan
@@ -51,11 +50,18 @@ _FIELD_WORDS = (
 _FIELD_LEVEL = line_regex(rf"^[^\n]{{0,300}}?{_FIELD}({_FIELD_WORDS}|[1-6]0)\b")
 """The level of a JSON-lines or logfmt record (`"level":"error"`, `level=warn`, `"severity":
 "ERROR"`), or pino's and bunyan's numeric level (`"level":50`)."""
-_LEVEL_LED = re.compile(rf"\n[^\n]{{0,80}}?(?=[ACDEFINPSTW])\b({_LEVEL_WORDS})\b")
-_FIELD_LEVEL_LED = re.compile(rf"\n[^\n]{{0,300}}?(?=[\"ls]){_FIELD}({_FIELD_WORDS}|[1-6]0)\b")
-"""`_LEVEL` and `_FIELD_LEVEL` led by the newline before a line instead of `^` (the engine hops
-from newline to newline), the lazy prefix stopping only before a letter a level word or field
-name starts with: the same matches, one pass over the text for every record's level."""
+_LEVEL_ALIGNED = re.compile(
+    rf"\n(?:(?:[^A-Za-z\n]{{0,80}}\b|[^\n]{{0,80}}?(?=[ACDEFINPSTW])\b)({_LEVEL_WORDS})\b)?"
+)
+_FIELD_LEVEL_ALIGNED = re.compile(
+    rf"\n(?:[^\n]{{0,300}}?(?=[\"ls]){_FIELD}({_FIELD_WORDS}|[1-6]0)\b)?"
+)
+"""`_LEVEL` and `_FIELD_LEVEL` led by the newline before a line instead of `^`, and optional:
+`findall` gives one entry a newline (the level word of the line after it, or ""), so the k-th
+entry belongs to line k + 1 without a line lookup. The lazy prefix stops only before a letter a
+level word or field name starts with; a plain level first tries the common layout (the first
+letters of the line are the level, after a timestamp) with one greedy skip of non-letters,
+which finds the word the lazy scan would (no word starts before the first letter)."""
 _NEEDLES = ("WARN", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG")
 _FIELD_NEEDLES = (
     *_NEEDLES,
@@ -115,7 +121,7 @@ _KEYWORD_NEEDLES = tuple(
 )
 """What the lines holding a keyword hold, in fewer words (one search of the text each): words
 that differ in their first letter's case share their tail; `Killed` is in `OOMKilled`."""
-_PREFIX = re.compile(r"^[\[\d\-T:.,+Z /]*")
+_PREFIX = re.compile(r"^[\[\d\-T:.,+Z /]*", re.M)
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Warning|Exit)\b|[\w.]+: )")
 _FOREIGN = re.compile(
     r"site-packages|dist-packages|lib/python\d|node_modules|node:internal|<frozen"
@@ -171,32 +177,47 @@ worse), with its level."""
 
 def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tuple[int, str]]]:
     """Records by level, and the records worth a look (warnings and worse, holding one of the
-    needles) with their level, in order: one pass of the newline-led level regex, a line
-    index looked up for those records only."""
-    pattern, led, needles = (
-        (_FIELD_LEVEL, _FIELD_LEVEL_LED, _FIELD_NEEDLES)
+    needles) with their level, in order: one `findall` of the newline-led level regex (one
+    entry a line, counted and filtered in C), the lines themselves read for trouble only."""
+    pattern, aligned, needles = (
+        (_FIELD_LEVEL, _FIELD_LEVEL_ALIGNED, _FIELD_NEEDLES)
         if structured
-        else (_LEVEL, _LEVEL_LED, _NEEDLES)
+        else (_LEVEL, _LEVEL_ALIGNED, _NEEDLES)
     )
-    text, starts, text_lines = lines.text, lines.starts, lines.lines
-    found: list[tuple[int, str]] = []
+    text, text_lines = lines.text, lines.lines
     first = pattern.match(text)
-    if first is not None and first[1] in _TROUBLE:
-        found.append((0, _TROUBLE[first[1]]))
-    words: list[str] = []
-    append = words.append
-    for m in led.finditer(text):
-        word = m[1]
-        append(word)
-        if word in _TROUBLE:
-            found.append((bisect_left(starts, m.start() + 1), _TROUBLE[word]))
+    words = aligned.findall(text)  # words[k]: the level of line k + 1
+    del words[max(0, len(text_lines) - 1) :]  # the entry after a final newline belongs to no line
+    counted = Counter(words)
+    counted.pop("", None)
     if first is not None:
-        append(first[1])  # counted last, as it was found last
+        counted[first[1]] += 1  # counted last, as it was found last (the order of ties)
     levels: Counter[str] = Counter()
-    for word, count in Counter(words).items():
+    for word, count in counted.items():
         levels[_level_name(word)] += count
-    trouble = [(i, level) for i, level in found if any(n in text_lines[i] for n in needles)]
+    found: list[tuple[int, str]] = []
+    for word in counted.keys() & _TROUBLE.keys():
+        i = -1
+        while True:  # the lines of a level worth a look (few), each found by a scan in C
+            try:
+                i = words.index(word, i + 1)
+            except ValueError:
+                break
+            found.append((i + 1, word))
+    found.sort()
+    if first is not None and first[1] in _TROUBLE:
+        found.insert(0, (0, first[1]))
+    trouble = [(i, _TROUBLE[word]) for i, word in found if any(n in text_lines[i] for n in needles)]
     return levels, trouble
+
+
+def _kinds(lines: list[str], indices: list[int]) -> list[str]:
+    """The kind of each line of `indices` (no timestamp-like prefix, numbers masked), for
+    grouping repeats: the lines joined, so that two substitutions in all stand for two a line."""
+    if not indices:
+        return []
+    joined = "\n".join([lines[i] for i in indices])
+    return template(_PREFIX.sub("", joined)).split("\n")
 
 
 def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) -> set[str]:
@@ -204,8 +225,7 @@ def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) 
     kind (numbers masked) above their repeats. Returns the kinds seen."""
     seen: set[str] = set()
     last_of: dict[str, tuple[int, str]] = {}
-    for i, level in trouble:
-        key = template(_PREFIX.sub("", lines[i]))
+    for (i, level), key in zip(trouble, _kinds(lines, [i for i, _ in trouble]), strict=True):
         first = key not in seen
         seen.add(key)
         last_of[key] = (i, level)
@@ -225,14 +245,17 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark) -> None:
     """Mark the 5xx responses and the lines holding a trouble keyword, the first of each
     kind above its repeats."""
     text_lines = lines.lines
-    for i in lines.hits(_SERVER_ERROR):
-        key = template(_PREFIX.sub("", text_lines[i]))
+    errors = lines.hits(_SERVER_ERROR)
+    for i, key in zip(errors, _kinds(text_lines, errors), strict=True):
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
-    for i in lines_containing(lines, _KEYWORD_NEEDLES):
-        if not any(keyword in text_lines[i] for keyword in _KEYWORDS):
-            continue
-        key = "kw:" + template(_PREFIX.sub("", text_lines[i]))
+    found = [
+        i
+        for i in lines_containing(lines, _KEYWORD_NEEDLES)
+        if any(keyword in text_lines[i] for keyword in _KEYWORDS)
+    ]
+    for i, kind in zip(found, _kinds(text_lines, found), strict=True):
+        key = "kw:" + kind
         mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
         seen.add(key)
 
@@ -254,6 +277,8 @@ def _mark_continuation(lines: list[str], i: int, first: bool, mark: Mark) -> Non
     """The lines after a record that are not records themselves: its traceback. Exception
     headers and causes rank with the record, the first frame after each and the user's frames
     next, dependency frames last."""
+    if i + 1 < len(lines) and LOG_LINE.match(lines[i + 1]):
+        return  # the next line is a record (the common case)
     end = min(len(lines), i + 200)
     end = next((j for j in range(i + 1, end) if LOG_LINE.match(lines[j])), end)
     if end <= i + 1:

@@ -126,8 +126,13 @@ of being retried at every shorter indentation."""
 def _find_lines(text: str, starts: list[int]) -> dict[str, list[int]]:
     """Line indices of each kind of outline line."""
     found: dict[str, list[int]] = {kind: [] for kind in _KINDS}
-    for match in _OUTLINE_LINE.finditer("\n" + text):
-        found[match.lastgroup or ""].append(bisect_right(starts, match.start()) - 1)
+    # the first line has no newline before it: matched on its own, the rest without a copy
+    first_end = text.find("\n")
+    first = _OUTLINE_LINE.match("\n" + (text[:first_end] if first_end >= 0 else text))
+    if first is not None:
+        found[first.lastgroup or ""].append(0)
+    for match in _OUTLINE_LINE.finditer(text):
+        found[match.lastgroup or ""].append(bisect_right(starts, match.start() + 1) - 1)
     return found
 
 

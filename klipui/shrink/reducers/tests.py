@@ -81,8 +81,9 @@ _HEADER = line_regex(
 _SUREFIRE = line_regex(r"^(?:\[ERROR\] )?[^\s<][^<\n]* <<< (?:FAILURE|ERROR)!$")
 _SUREFIRE_END = re.compile(r" <<< (?:FAILURE|ERROR)!$", re.M)
 _SUREFIRE_MARK = " <<< "
-"""Surefire's failure header, found from its end (the lines holding ` <<< `, by substring
-search) and then checked whole: led by its start it would read every line to the end."""
+"""Surefire's failure header, found from its end (the lines holding ` <<< ` among those holding
+`FAIL` or `ERROR`, which other rules search for anyway) and then checked whole: led by its start
+it would read every line to the end."""
 
 _SECTION = line_regex(r"^(?:={5,}|-{5,} Captured|failures:$|Failures:$)")
 
@@ -185,6 +186,9 @@ _LEADING = line_regex(r"^(?:[ \t]*(?:[✗×✕✖]|not ok)|test \S+ \.\.\. ignor
 `<<< FAILURE!` or `<<< ERROR!` holds one of the words)."""
 _SETUP_OR_LEADING = line_regex("^(?:" + _SETUP_LINE.pattern[1:] + "|" + _LEADING.pattern[1:] + ")")
 """Both in one pass over the text (few lines match either: each is then told apart)."""
+_SCAN_OR_SETUP = line_regex("^(?:" + _SCAN.pattern[1:] + "|" + _SETUP_OR_LEADING.pattern[1:] + ")")
+"""`_SCAN` and `_SETUP_OR_LEADING` in one pass over the text (each pass reads every line
+start): the few lines it finds are then matched by each alone."""
 
 _MAX_BLOCK = 400
 
@@ -226,13 +230,15 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     priority = Marks()
     mark = priority.mark
     text_lines = lines.lines
-    found = {i: _kind(text_lines[i]) for i, _ in lines.scan(_SCAN)}
+    hits = lines.hits(_SCAN_OR_SETUP)
+    scan = _SCAN.match
+    found = {i: _kind(text_lines[i]) for i in hits if scan(text_lines[i])}
     for i in lines_containing(lines, (_GO_LOCATION,)):
         if i not in found and _PANIC.match(text_lines[i]):
             found[i] = "panic"
-    headers, stops = _mark_found(lines, found, mark)
+    searched = _Searched(lines, hits)
+    headers, stops = _mark_found(lines, found, searched, mark)
     _mark_blocks(lines, headers, stops, priority)
-    searched = _Searched(lines)
     _mark_fail_index(lines, bool(headers), searched, mark)
     for i in searched.setup():
         mark(i, MID - 5)
@@ -251,9 +257,12 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 class _Searched:
     """Whole-text searches that several rules share, each run once."""
 
-    def __init__(self, lines: Lines) -> None:
+    def __init__(self, lines: Lines, hits: list[int] | None = None) -> None:
         self.lines = lines
+        self._hits = hits
+        """The lines `_SCAN_OR_SETUP` matches, when already searched."""
         self._fail: list[int] | None = None
+        self._errors: list[int] | None = None
         self._starts: tuple[list[int], list[int]] | None = None
 
     def failing(self) -> list[int]:
@@ -261,6 +270,20 @@ class _Searched:
         if self._fail is None:
             self._fail = lines_containing(self.lines, (_FAIL,))
         return self._fail
+
+    def errors(self) -> list[int]:
+        """The lines holding one of `_FAIL_WORDS`."""
+        if self._errors is None:
+            self._errors = lines_containing(self.lines, _FAIL_WORDS)
+        return self._errors
+
+    def surefire(self) -> list[int]:
+        """The lines holding `_SUREFIRE_MARK` among those holding `FAIL` or `ERROR`: a
+        Surefire header ends with `<<< FAILURE!` or `<<< ERROR!`, so it is among them (no
+        search of its own)."""
+        text_lines = self.lines.lines
+        candidates = sorted({*self.failing(), *self.errors()})
+        return [i for i in candidates if _SUREFIRE_MARK in text_lines[i]]
 
     def leading(self) -> list[int]:
         """The lines `_LEADING` matches."""
@@ -273,7 +296,11 @@ class _Searched:
     def _setup_or_leading(self) -> tuple[list[int], list[int]]:
         if self._starts is None:
             text_lines = self.lines.lines
-            hits = self.lines.hits(_SETUP_OR_LEADING)
+            if self._hits is None:
+                hits = self.lines.hits(_SETUP_OR_LEADING)
+            else:
+                setup_or_leading = _SETUP_OR_LEADING.match
+                hits = [i for i in self._hits if setup_or_leading(text_lines[i])]
             self._starts = (
                 [i for i in hits if _SETUP_LINE.match(text_lines[i])],
                 [i for i in hits if _LEADING.match(text_lines[i])],
@@ -282,7 +309,7 @@ class _Searched:
 
 
 def _mark_found(
-    lines: Lines, found: dict[int, str], mark: Mark
+    lines: Lines, found: dict[int, str], searched: _Searched, mark: Mark
 ) -> tuple[list[tuple[int, str]], list[int]]:
     """Mark the summaries, sections and panics found; the failure headers (sorted) and the
     lines where a failure block stops."""
@@ -305,7 +332,7 @@ def _mark_found(
             mark(i, HIGH)
         else:
             headers.append((i, kind))
-    for i in lines_containing(lines, (_SUREFIRE_MARK,)):
+    for i in searched.surefire():
         line = text_lines[i]
         if _SUREFIRE_END.search(line) and _SUREFIRE.match(line) and "Tests run:" not in line:
             headers.append((i, "surefire"))
@@ -326,7 +353,7 @@ def _mark_fail_index(lines: Lines, has_headers: bool, searched: _Searched, mark:
             for j in range(i + 1, min(n, i + 6)):
                 mark(j, LOW)
         return
-    candidates = {*searched.failing(), *lines_containing(lines, _FAIL_WORDS), *searched.leading()}
+    candidates = {*searched.failing(), *searched.errors(), *searched.leading()}
     for i in sorted(candidates):
         if _FAIL_LINE.match(text_lines[i]):
             mark(i, MID + 10)

@@ -30,6 +30,7 @@ TOP_ENTRIES = 3
 MIN_LINES = 30
 _PATH = re.compile(r"(?:\./|\.\./|/)?[\w.@+~-]+(?:/[\w.@+~-]+)+/?")
 _SECTION = re.compile(r"\S.*:")
+_PLUS_ONE = (1).__add__
 _LIST_COMMAND = re.compile(r"\b(ls|find|tree|fd|glob|dir|git ls-files)\b")
 
 
@@ -122,11 +123,16 @@ def _sections(split_text: Lines) -> list[_Group]:
     lead = nonblank[: positions[0]] if heads else nonblank
     if lead:
         groups.append(_Group(".", -1, lead[0], lead[-1] + 1, 0, lead))
-    ends = [*positions[1:], len(nonblank)] if heads else []
-    for head, at, stop in zip(heads, positions, ends, strict=True):
-        entries = nonblank[at + 1 : stop]
-        end = entries[-1] + 1 if entries else head + 1
-        groups.append(_Group(lines[head].rstrip(":").rstrip("/"), head, head + 1, end, 0, entries))
+    if not heads:
+        return groups
+    # the columns of the sections made in C, then one group a section
+    ends = [*positions[1:], len(nonblank)]
+    entries = list(map(nonblank.__getitem__, map(slice, map(_PLUS_ONE, positions), ends)))
+    lasts = [part[-1] + 1 if part else head + 1 for part, head in zip(entries, heads, strict=True)]
+    names = map(
+        str.rstrip, map(str.rstrip, map(lines.__getitem__, heads), repeat(":")), repeat("/")
+    )
+    groups.extend(map(_Group, names, heads, map(_PLUS_ONE, heads), lasts, repeat(0), entries))
     return groups
 
 
@@ -202,9 +208,9 @@ def _plan(groups: list[_Group], group_tops: list[str]) -> tuple[Plan, bool]:
     collapsed = False
     for group, top in zip(groups, group_tops, strict=True):
         depth, directory, header = group.depth, group.directory, group.header
-        entry_priority = 8 if depth == 0 else max(0, 5 - depth)
+        entry_priority = _ENTRY_PRIORITY[depth] if depth < _DEEP else 0
         if header >= 0:
-            append(Keep(header, header + 1, 8 if depth == 0 else max(1, 7 - depth)))
+            append(Keep(header, header + 1, _HEADER_PRIORITY[depth] if depth < _DEEP else 1))
         if top and top not in announced and (tops[top] > 1 or header < 0):
             announced.add(top)
             folders = "1 directory" if tops[top] == 1 else f"{tops[top]:,} directories"
@@ -225,14 +231,26 @@ def _plan(groups: list[_Group], group_tops: list[str]) -> tuple[Plan, bool]:
             first_of_top[top] = room - len(lead)
             _keep_runs(append, lead, 6)
             _keep_runs(append, kept[len(lead) : first], entry_priority)
+        elif first >= len(kept):  # every kept entry in one tier, most often one run
+            if kept and kept[-1] - kept[0] == len(kept) - 1:
+                append(Keep(kept[0], kept[-1] + 1, entry_priority))
+            else:
+                _keep_runs(append, kept, entry_priority)
         else:
             _keep_runs(append, kept[:first], entry_priority)
-        _keep_runs(append, kept[first:], 3 if depth == 0 else 0)
+        if first < len(kept):
+            _keep_runs(append, kept[first:], 3 if depth == 0 else 0)
         if len(kept) < len(entries):
             collapsed = True
             more = f"  ... and {len(entries) - len(kept):,} more in {directory}"
             append(Summary((more,), entries[len(kept)], group.end, min(entry_priority, 7)))
     return plan, collapsed or bool(announced)
+
+
+_DEEP = 8
+_ENTRY_PRIORITY = [8, *(max(0, 5 - depth) for depth in range(1, _DEEP))]
+_HEADER_PRIORITY = [8, *(max(1, 7 - depth) for depth in range(1, _DEEP))]
+"""The priorities of a directory's entries and header by its depth (0 and 1 from `_DEEP`)."""
 
 
 def _keep_runs(append: Callable[[Piece], None], tier: list[int], priority: int) -> None:
