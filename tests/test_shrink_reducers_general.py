@@ -63,3 +63,38 @@ def test_gitlog_without_repeats_has_no_rare_kind() -> None:
     kept = [row for row in rows if row in out.content]
     assert rows[0] in kept and rows[-1] in kept
     assert len(kept) < len(rows) // 4
+
+
+def _dpkg_run() -> tuple[str, dict[str, str]]:
+    """An install whose middle is a long run of per-package steps, with a few one-off lines."""
+    names = [f"libthing{k}-{suffix}" for k in range(40) for suffix in ("core", "dev")]
+    rows = ["Reading package lists...", "Building dependency tree..."]
+    special = {
+        "newest": "zlib-tools is already the newest version (3.1-2).",
+        "space": "After this operation, 48.0 MB of additional disk space will be used.",
+        "refused": "hook-runner: the sandbox refused to start the service.",
+    }
+    rows += [special["newest"], "80 newly installed, 0 to remove and 3 not upgraded."]
+    rows.append(special["space"])
+    rows += [f"Unpacking {name} (1.{k}-1) ..." for k, name in enumerate(names)]
+    rows += [f"Setting up {name} (1.{k}-1) ..." for k, name in enumerate(names[:50])]
+    rows.append(special["refused"])
+    rows += [f"Setting up {name} (1.{k}-1) ..." for k, name in enumerate(names[50:], 50)]
+    rows += [f"Registering plugin {name}." for name in names[:20]]
+    rows.append("Processing triggers for man-db (2.11.2-2) ...")
+    return "\n".join(rows) + "\n", special
+
+
+def test_install_keeps_trouble_words_and_one_off_lines_over_routine_steps() -> None:
+    text, special = _dpkg_run()
+    out = shrink(text, Hint(tool="bash", command="apt-get install -y things"), Budget(1_500))
+    assert out.strategy.startswith("install")
+    assert len(out.content) <= 1_500
+    for line in special.values():
+        assert line in out.content
+    rows = text.splitlines()
+    steps = [row for row in rows if row.startswith("Setting up ")]
+    kept = [row for row in steps if row in out.content]
+    # the run of steps shows where it began and ended, not every step
+    assert steps[0] in kept and steps[-1] in kept
+    assert len(kept) < len(steps) // 4

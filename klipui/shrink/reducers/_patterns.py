@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
+from klipui.shrink.salience import STRONG_WORDS
 from klipui.shrink.text import chunks, line_starts, marker
 from klipui.shrink.text import split as split_text
 
@@ -508,6 +509,17 @@ LOG_LINE = re.compile(
     re.M,
 )
 """A line that starts like a log record: a timestamp, a level, a syslog or access-log prefix."""
+
+
+def _signal_regex() -> re.Pattern[str]:
+    words = "|".join(re.escape(word) for word in sorted(STRONG_WORDS, key=len, reverse=True))
+    return re.compile(rf"(?<![\w./\\-])(?:{words})", re.I)
+
+
+SIGNAL = _signal_regex()
+"""A word of trouble (`denied`, `refused`, `could not`...) starting a word that is not part of a
+name or a path (`libgpg-error`, `src/errors/` are no signal): what a reducer must not rank as
+routine, whatever tool printed it."""
 
 
 def is_log_line(line: str) -> bool:
