@@ -98,3 +98,47 @@ def test_install_keeps_trouble_words_and_one_off_lines_over_routine_steps() -> N
     # the run of steps shows where it began and ended, not every step
     assert steps[0] in kept and steps[-1] in kept
     assert len(kept) < len(steps) // 4
+
+
+def _sectioned(body: list[str]) -> str:
+    rows: list[str] = []
+    for section in ("General", "Network", "Storage", "Limits", "Counters"):
+        rows += [f"# {section}", *body, ""]
+    return "\n".join(rows)
+
+
+def test_outline_declines_a_sectioned_dump_of_records() -> None:
+    """`# Section` lines over `key:value` records are a status dump, not a document."""
+    body = [f"{section}_setting_{k}:{k * 37 % 11}" for section in ("a", "b") for k in range(14)]
+    text = _sectioned(body)
+    out = shrink(text, Hint(tool="bash", command="svc status --all"), Budget(max_chars=1_200))
+    assert not out.strategy.startswith("outline")
+    prose = [
+        f"The {k}th paragraph explains one part of the manual in plain words." for k in range(12)
+    ]
+    doc = _sectioned(prose)
+    out = shrink(doc, Hint(tool="bash", command="render-doc guide"), Budget(max_chars=1_200))
+    assert out.strategy.startswith("outline")
+    for section in ("General", "Network", "Storage", "Limits", "Counters"):
+        assert f"# {section}" in out.content
+
+
+def test_outline_does_not_read_a_comment_banner_as_headings() -> None:
+    """A block of `#` lines (a crash banner, a commented header) holds no headings."""
+    banner = [
+        "#",
+        "# A serious problem was detected by the runtime:",
+        "#",
+        "#  SIGBUS at pc=0x00007f00dead0000, pid=77, tid=78",
+        "#",
+        "# Runtime version: Example VM 9.1 (build 9.1+3)",
+        "# Faulting frame:",
+        "# C  [libexample.so+0x1234]  copy_block+0x44",
+        "#",
+        "# Core dumps are disabled here.",
+        "#",
+    ]
+    rows = [*banner, ""]
+    rows += [f"R{k:02d}=0x{k * 7919:016x} is an unknown value" for k in range(60)]
+    out = shrink("\n".join(rows), Hint(tool="bash", command="cat crash.log"), Budget(1_500))
+    assert not out.strategy.startswith("outline")
