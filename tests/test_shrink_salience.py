@@ -44,8 +44,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "94-psql-explain-analyze-subplan",
         # the fresh batch (bench/corpus_folds.py FRESH), as measured when it was merged
         "120-git-cherry-pick-range-conflict",
-        "122-git-reflog-reset-lost",
-        "123-apt-get-install-real",
         "145-bandit-r-dulwich",
         "147-uv-pip-compile-no-solution",
         "163-sysctl-a-net-vm-fs",
