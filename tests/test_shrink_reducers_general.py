@@ -7,6 +7,7 @@ hides a rare kind of line, repeats are grouped, a reducer declines what is mostl
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
+from klipui.shrink.reducers import stacktrace
 
 
 def _reflog() -> tuple[str, list[str]]:
@@ -142,3 +143,34 @@ def test_outline_does_not_read_a_comment_banner_as_headings() -> None:
     rows += [f"R{k:02d}=0x{k * 7919:016x} is an unknown value" for k in range(60)]
     out = shrink("\n".join(rows), Hint(tool="bash", command="cat crash.log"), Budget(1_500))
     assert not out.strategy.startswith("outline")
+
+
+def test_log_keeps_the_user_frame_of_an_indented_trace() -> None:
+    """A log that indents its records' traces: the exception line and the frame in the user's
+    own file (`Object.<anonymous>` is a module's top level, not foreign code) are kept."""
+    trace = [
+        "    SmtpError: relay access refused for example.test",
+        "        at Object.<anonymous> (/srv/mailer/send.js:42:11)",
+        "        at Module._compile (node:internal/modules/cjs/loader:1521:14)",
+        "        at Module.load (node:internal/modules/cjs/loader:1266:32)",
+        "        at Module._load (node:internal/modules/cjs/loader:1091:12)",
+        "        at node:internal/main/run_main_module:28:49",
+    ]
+    rows: list[str] = []
+    for k in range(1000, 1400):
+        stamp = f"[2027-01-05T10:{k // 60 % 60:02d}:{k % 60:02d}.000Z]"
+        if k % 40 == 0:
+            rows += [f"{stamp} ERROR: mailer/77 on host-2: send failed (msg=m-{k})", *trace]
+        else:
+            rows.append(f"{stamp}  INFO: mailer/77 on host-2: sent (msg=m-{k}, bytes={k * 7})")
+    out = shrink("\n".join(rows) + "\n", Hint(tool="bash", command="cat mailer.log"), Budget(2_000))
+    assert out.strategy.startswith("log")
+    for line in trace[:2]:
+        assert line in out.content
+
+
+def test_a_frame_is_foreign_by_its_location_not_its_function_name() -> None:
+    assert not stacktrace.is_dependency_frame("    at Object.<anonymous> (/srv/app/main.js:3:9)")
+    assert stacktrace.is_dependency_frame("    at Object.<anonymous> (node:internal/x:3:9)")
+    assert stacktrace.is_dependency_frame("    at eval (<anonymous>)")
+    assert stacktrace.is_dependency_frame("    at <anonymous>")

@@ -266,7 +266,7 @@ def _mark_continuation(lines: list[str], i: int, first: bool, mark: Mark) -> Non
         line = lines[j]
         if not first:
             mark(j, FLOOR)
-        elif j == last or _EXCEPTION.match(line) or stacktrace.HEADER.match(line):
+        elif j == last or _EXCEPTION.match(line.lstrip()) or stacktrace.HEADER.match(line):
             mark(j, HIGH)
             after_header = True
             continue
