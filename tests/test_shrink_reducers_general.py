@@ -174,3 +174,41 @@ def test_a_frame_is_foreign_by_its_location_not_its_function_name() -> None:
     assert stacktrace.is_dependency_frame("    at Object.<anonymous> (node:internal/x:3:9)")
     assert stacktrace.is_dependency_frame("    at eval (<anonymous>)")
     assert stacktrace.is_dependency_frame("    at <anonymous>")
+
+
+def _json_log() -> tuple[str, list[str], list[str]]:
+    """JSON-lines records: routine requests, one error repeated with new ids and times, a few
+    one-off records. Returns the text, the one-off records and the repeated error's lines."""
+    rows = ['{"lvl":"info","ts":1800000000000,"svc":"cart","msg":"ready","port":40123}']
+    errors: list[str] = []
+    for k in range(600):
+        ts = 1800000000100 + k * 37
+        status = 502 if k == 123 else 200
+        rows.append(
+            f'{{"lvl":"info","ts":{ts},"svc":"cart","rid":"r-{k:05x}","path":"/cart?n={k}",'
+            f'"status":{status},"msg":"done"}}'
+        )
+        if k % 100 == 50:
+            error = (
+                f'{{"lvl":"error","ts":{ts + 1},"svc":"cart","rid":"r-{k:05x}","err":'
+                f'"KeyError: {"x" * 300}","msg":"handler crashed"}}'
+            )
+            rows.append(error)
+            errors.append(error)
+        if k == 400:
+            rows.append(f'{{"lvl":"info","ts":{ts + 2},"svc":"cart","path":"/admin","status":403}}')
+    rows.append('{"lvl":"info","ts":1800000099999,"svc":"cart","msg":"bye"}')
+    one_off = [rows[0], rows[-1], *(row for row in rows if '"/admin"' in row or ":502," in row)]
+    return "\n".join(rows) + "\n", one_off, errors
+
+
+def test_log_groups_an_error_repeated_with_new_ids_and_keeps_one_off_records() -> None:
+    text, one_off, errors = _json_log()
+    out = shrink(text, Hint(tool="bash", command="node cart.js"), Budget(max_chars=2_500))
+    assert out.strategy.startswith("log")
+    assert len(out.content) <= 2_500
+    for line in one_off:
+        assert line in out.content
+    kept = [e for e in errors if e in out.content]
+    assert errors[0] in kept and errors[-1] in kept
+    assert len(kept) < len(errors)

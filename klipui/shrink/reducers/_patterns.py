@@ -457,6 +457,16 @@ def template(line: str) -> str:
     return _MASK.sub("#", line)
 
 
+_ID = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
+
+
+def kind(line: str) -> str:
+    """A line with every token holding a digit masked (numbers, ids like `req-0006e`, times,
+    versions, `file.js:11:92`): lines that say the same thing about different requests, jobs or
+    places share it."""
+    return _ID.sub("#", line)
+
+
 def line_regex(pattern: str) -> re.Pattern[str]:
     """`pattern` compiled for whole-text scans (`re.M`), with `\\s` outside character classes
     narrowed to spaces and tabs so that no match runs across a line break."""

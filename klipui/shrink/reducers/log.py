@@ -25,10 +25,10 @@ from klipui.shrink.reducers._patterns import (
     Marks,
     finish,
     is_log_line,
+    kind,
     line_regex,
     lines_containing,
     sample,
-    template,
 )
 
 name = "log"
@@ -69,7 +69,10 @@ _NUMERIC_LEVEL = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50"
 _SEVERE = frozenset({"ERROR", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG"})
 _WARN = frozenset({"WARN", "WARNING"})
 _STRUCTURED = re.compile(r"\s*(?:\{\"|(?:time|ts|timestamp)=\S+ level=|level=)")
-_SERVER_ERROR = re.compile(r"\" 5\d\d ")
+_SERVER_ERROR = re.compile(
+    r"\" 5\d\d |\"(?:status|statusCode|status_code)\": ?5\d\d\b|\bstatus=5\d\d\b"
+)
+"""A 5xx response: an access-log line or a structured record's status field."""
 _KEYWORDS = (
     "slow query",
     "Slow query",
@@ -145,6 +148,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     levels, trouble = _read_levels(lines, structured)
     seen = _mark_records(lines.lines, trouble, priority.mark)
     _mark_signals(lines, seen, priority.mark)
+    _mark_rare(lines.lines, priority.mark)
     _mark_ends(lines.lines, priority.mark)
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1 + 1)
@@ -205,7 +209,7 @@ def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) 
     seen: set[str] = set()
     last_of: dict[str, tuple[int, str]] = {}
     for i, level in trouble:
-        key = template(_PREFIX.sub("", lines[i]))
+        key = kind(_PREFIX.sub("", lines[i]))
         first = key not in seen
         seen.add(key)
         last_of[key] = (i, level)
@@ -226,15 +230,41 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark) -> None:
     kind above its repeats."""
     text_lines = lines.lines
     for i in lines.hits(_SERVER_ERROR):
-        key = template(_PREFIX.sub("", text_lines[i]))
+        key = kind(_PREFIX.sub("", text_lines[i]))
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
     for i in lines_containing(lines, _KEYWORD_NEEDLES):
         if not any(keyword in text_lines[i] for keyword in _KEYWORDS):
             continue
-        key = "kw:" + template(_PREFIX.sub("", text_lines[i]))
+        key = "kw:" + kind(_PREFIX.sub("", text_lines[i]))
         mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
         seen.add(key)
+
+
+RARE = MID - 5
+"""A record of a kind seen once in a repetitive log: below errors and warnings, above the
+repeats of an error."""
+REPETITIVE = 0.5
+"""Share of the lines in kinds seen at least 3 times above which a log is repetitive."""
+MAX_RARE_LINES = 20_000
+"""Logs with more lines are not searched for rare records (their levels and keywords must do)."""
+MAX_RARE = 12
+
+
+def _mark_rare(lines: list[str], mark: Mark) -> None:
+    """Mark the records of a kind seen once (ids, numbers and times aside) in a log where most
+    records repeat a few kinds: the one request to another endpoint, the one startup line."""
+    if len(lines) > MAX_RARE_LINES:
+        return
+    kinds = [kind(_PREFIX.sub("", line)) if line.strip() else "" for line in lines]
+    counts = Counter(kinds)
+    repeated = sum(count for key, count in counts.items() if key and count >= 3)
+    if repeated < REPETITIVE * len(lines):
+        return
+    rare = [i for i, key in enumerate(kinds) if key and counts[key] == 1 and is_log_line(lines[i])]
+    if len(rare) <= MAX_RARE:
+        for i in rare:
+            mark(i, RARE)
 
 
 def _mark_ends(lines: list[str], mark: Mark) -> None:
