@@ -212,3 +212,32 @@ def test_log_groups_an_error_repeated_with_new_ids_and_keeps_one_off_records() -
     kept = [e for e in errors if e in out.content]
     assert errors[0] in kept and errors[-1] in kept
     assert len(kept) < len(errors)
+
+
+def _access(k: int, path: str, status: int) -> str:
+    return (
+        f"10.0.0.{k % 7} - - [05/Jan/2027:09:{k // 60 % 60:02d}:{k % 60:02d} +0000] "
+        f'"GET {path} HTTP/1.1" {status} {100 + k % 50} "-" "probe/2.{k % 3}"'
+    )
+
+
+def test_log_keeps_file_headers_one_off_records_and_client_errors() -> None:
+    """`tail` over two logs: each `==> file <==` header, the one-off shutdown record and the
+    first and last response of each 4xx status survive among hundreds of routine lines."""
+    rows = ["==> logs/app.log <=="]
+    rows += [
+        f"2027-01-05 09:00:{k % 60:02d} INFO worker {k % 5} polled queue q-{k}" for k in range(150)
+    ]
+    rows.append("2027-01-05 09:03:00 INFO supervisor received SIGINT, draining")
+    rows += ["", "==> logs/access.log <=="]
+    gone = [_access(k, f"/files/old{k}.zip", 410) for k in (40, 90, 140)]
+    for k in range(200):
+        rows.append(
+            gone[[40, 90, 140].index(k)] if k in (40, 90, 140) else _access(k, f"/p/{k}", 200)
+        )
+    out = shrink(
+        "\n".join(rows) + "\n", Hint(tool="bash", command="tail -n +1 logs/*"), Budget(2_500)
+    )
+    assert out.strategy.startswith("log")
+    for line in ("==> logs/app.log <==", "==> logs/access.log <==", rows[151], gone[0], gone[-1]):
+        assert line in out.content

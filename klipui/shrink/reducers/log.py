@@ -73,6 +73,10 @@ _SERVER_ERROR = re.compile(
     r"\" 5\d\d |\"(?:status|statusCode|status_code)\": ?5\d\d\b|\bstatus=5\d\d\b"
 )
 """A 5xx response: an access-log line or a structured record's status field."""
+_CLIENT_ERROR = re.compile(
+    r"\" (4\d\d) |\"(?:status|statusCode|status_code)\": ?(4\d\d)\b|\bstatus=(4\d\d)\b"
+)
+"""A 4xx response (a weak signal): the first and last of each status are kept."""
 _KEYWORDS = (
     "slow query",
     "Slow query",
@@ -233,6 +237,12 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark) -> None:
         key = kind(_PREFIX.sub("", text_lines[i]))
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
+    by_status: dict[str, list[int]] = {}
+    for i, m in lines.scan(_CLIENT_ERROR):
+        by_status.setdefault(m.group(1) or m.group(2) or m.group(3), []).append(i)
+    for found in by_status.values():
+        mark(found[0], LOW + 5)
+        mark(found[-1], LOW + 5)
     for i in lines_containing(lines, _KEYWORD_NEEDLES):
         if not any(keyword in text_lines[i] for keyword in _KEYWORDS):
             continue
@@ -253,7 +263,8 @@ MAX_RARE = 12
 
 def _mark_rare(lines: list[str], mark: Mark) -> None:
     """Mark the records of a kind seen once (ids, numbers and times aside) in a log where most
-    records repeat a few kinds: the one request to another endpoint, the one startup line."""
+    records repeat a few kinds: the one request to another endpoint, the one startup line, the
+    `==> file <==` header between two files."""
     if len(lines) > MAX_RARE_LINES:
         return
     kinds = [kind(_PREFIX.sub("", line)) if line.strip() else "" for line in lines]
@@ -261,7 +272,8 @@ def _mark_rare(lines: list[str], mark: Mark) -> None:
     repeated = sum(count for key, count in counts.items() if key and count >= 3)
     if repeated < REPETITIVE * len(lines):
         return
-    rare = [i for i, key in enumerate(kinds) if key and counts[key] == 1 and is_log_line(lines[i])]
+    # a line of its own, not the indented continuation of a record (a frame of a traceback)
+    rare = [i for i, key in enumerate(kinds) if counts[key] == 1 and key[:1] not in " \t"]
     if len(rare) <= MAX_RARE:
         for i in rare:
             mark(i, RARE)
