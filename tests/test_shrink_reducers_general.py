@@ -241,3 +241,59 @@ def test_log_keeps_file_headers_one_off_records_and_client_errors() -> None:
     assert out.strategy.startswith("log")
     for line in ("==> logs/app.log <==", "==> logs/access.log <==", rows[151], gone[0], gone[-1]):
         assert line in out.content
+
+
+def _pytest_chain() -> str:
+    """A pytest failure whose exception was raised from another one, deep in a recursion."""
+    rows = [
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.12.1, pytest-8.0.0, pluggy-1.4.0",
+        "collected 64 items",
+        "",
+        "tests/test_walk.py " + "." * 40 + "F",
+        "",
+        "=================================== FAILURES ===================================",
+        "_________________________________ test_deep_walk _________________________________",
+        "",
+        "    def walk(node):",
+        ">       return lookup[node.name]",
+        "E       IndexError: list index out of range",
+        "",
+        "graph/walk.py:12: IndexError",
+        "",
+        "The above exception was the direct cause of the following exception:",
+        "",
+        "    def test_deep_walk():",
+        ">       walk(build(300))",
+        "",
+        "tests/test_walk.py:77: ",
+        "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _",
+    ]
+    for _ in range(60):
+        rows += ["graph/walk.py:20: in visit", "    return visit(child)", "           ^^^^^^^^^^^^"]
+    rows += [
+        ">           raise WalkError(node) from err",
+        "E           graph.walk.WalkError: node n299 has no parent",
+        "",
+        "graph/walk.py:24: WalkError",
+        "=========================== short test summary info ============================",
+        "FAILED tests/test_walk.py::test_deep_walk - graph.walk.WalkError: node n299 has...",
+        "========================= 1 failed, 40 passed in 0.50s =========================",
+    ]
+    return "\n".join(rows) + "\n"
+
+
+def test_pytest_keeps_the_chain_and_the_tests_own_line_over_recursion_frames() -> None:
+    text = _pytest_chain()
+    out = shrink(text, Hint(tool="bash", command="pytest -x"), Budget(max_chars=1_400))
+    assert out.strategy.startswith("tests")
+    for line in (
+        "E       IndexError: list index out of range",
+        "The above exception was the direct cause of the following exception:",
+        "tests/test_walk.py:77: ",
+        "E           graph.walk.WalkError: node n299 has no parent",
+        "========================= 1 failed, 40 passed in 0.50s =========================",
+    ):
+        assert line in out.content
+    # the recursion shows once, not sixty times
+    assert out.content.count("graph/walk.py:20: in visit") < 5
