@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
 from klipui.shrink.reducers import stacktrace
+from klipui.shrink.reducers._patterns import EDGE, HEADER, PEAK, Lines, table_roles
 
 
 def _reflog() -> tuple[str, list[str]]:
@@ -297,3 +298,53 @@ def test_pytest_keeps_the_chain_and_the_tests_own_line_over_recursion_frames() -
         assert line in out.content
     # the recursion shows once, not sixty times
     assert out.content.count("graph/walk.py:20: in visit") < 5
+
+
+def _timing_table() -> tuple[list[str], str]:
+    """A test run that prints a timing table: header, rule, rows, closing rule and a total."""
+    header = "case                     runs      mean_ms      worst_ms   retries"
+    rows = [
+        f"case_{k:02d}                  {100 + k:4d}   {1.5 + k * 0.25:10.2f}   {3.0 + k:11.2f}"
+        f"   {k % 2:7d}"
+        for k in range(30)
+    ]
+    rows[17] = f"case_17                   117   {2.1:10.2f}   {9_876.5:11.2f}         0"
+    table = [header, "-" * len(header), *rows, "-" * len(header), "total                   3435"]
+    run = [f"test_case_{k:02d} PASSED" for k in range(30)]
+    text = [
+        "============================= test session starts ==============================",
+        *run,
+        "",
+        *table,
+        "",
+        "FAILED test_timing.py::test_budget - AssertionError: worst case over budget",
+        "========================= 1 failed, 30 passed in 9.10s =========================",
+    ]
+    return [header, rows[0], rows[17], rows[-1], table[-1]], "\n".join(text) + "\n"
+
+
+def test_a_table_in_a_test_run_keeps_header_ends_and_column_peaks() -> None:
+    wanted, text = _timing_table()
+    out = shrink(text, Hint(tool="bash", command="pytest test_timing.py"), Budget(1_500))
+    assert out.strategy.startswith("tests")
+    assert len(out.content) <= 1_500
+    for line in wanted:
+        assert line in out.content
+
+
+def test_table_columns_follow_the_rule_segments_when_cells_are_blank() -> None:
+    """A column left blank in most rows (an error count) is read by the rule's segments, so
+    its largest value is found; a total under the closing rule is an edge."""
+    rows = [f"{50 - k:6d} {k * 3:9d} {'':>7} call_{k:02d}" for k in range(20)]
+    rows[9] = f"{41:6d} {27:9d} {4_321:7d} call_09"
+    rows[14] = f"{36:6d} {42:9d} {12:7d} call_14"
+    rows[16] = f"{34:6d} {48:9d} {7:7d} call_16"
+    rule = "------ --------- ------- -------"
+    head = ["preamble line", "  time     calls  errors name", rule]
+    text = "\n".join([*head, *rows, rule, "   100      9999    4340 total", ""])
+    roles = table_roles(Lines(text))
+    assert roles[1] == HEADER
+    assert roles[3] == EDGE and roles[22] == EDGE and roles[24] == EDGE
+    assert roles[3 + 9] == PEAK  # errors column
+    assert roles.get(3 + 19) == EDGE  # calls column peak is the last row
+    assert 0 not in roles and 2 not in roles

@@ -589,3 +589,93 @@ def table_outliers(table: list[list[str]]) -> dict[int, bool]:
             if abs(end[0] - middle) > FAR * max(abs(other[0] - middle), spread):
                 found.setdefault(end[1], False)
     return found
+
+
+_RULE = re.compile(r"[ \t]*[-=+|:]*[-=]{5,}[-=+|: \t]*")
+"""A table's rule line: dashes or equals signs, with `+`, `|`, `:` or spaces between columns."""
+_RULE_NEEDLES = ("-----", "=====")
+_CELL_GAP = re.compile(r"\s{2,}|\t")
+MAX_TABLES = 50
+MAX_TABLE_ROWS = 5_000
+"""Rows of one table read for its peaks (the first ones)."""
+HEADER, EDGE, PEAK = "header", "edge", "peak"
+
+
+TABLE_PRIORITY = {HEADER: MID, EDGE: LOW + 5, PEAK: LOW + 5}
+"""What a reducer that does not read tables itself gives a table's lines."""
+
+
+def table_roles(lines: Lines) -> dict[int, str]:
+    """The lines that make a table inside any output readable, by role: its header row (the
+    line above a rule line) `HEADER`; its first and last rows `EDGE`; the row with the largest
+    value of each numeric column `PEAK`. Columns are the rule's segments when it has several
+    (`------ ------`), else runs of two or more spaces."""
+    text_lines = lines.lines
+    n = len(text_lines)
+    roles: dict[int, str] = {}
+    tables = 0
+    for i in lines_containing(lines, _RULE_NEEDLES):
+        if tables >= MAX_TABLES:
+            break
+        if not (_RULE.fullmatch(text_lines[i]) and 0 < i < n - 1):
+            continue
+        header = text_lines[i - 1]
+        if _RULE.fullmatch(header) or len(header.split()) < 2:
+            continue
+        end = i + 1
+        while end < n and end - i <= MAX_TABLE_ROWS and text_lines[end].strip():
+            if _RULE.fullmatch(text_lines[end]):
+                break
+            end += 1
+        if end - i < 3:
+            continue
+        tables += 1
+        roles[i - 1] = HEADER
+        rows = range(i + 1, end)
+        for j in _peaks(text_lines, rows, _spans(text_lines[i])):
+            roles.setdefault(j, PEAK)
+        roles[rows[0]] = EDGE
+        roles[rows[-1]] = EDGE
+        closing = end < n and _RULE.fullmatch(text_lines[end])
+        if closing and end + 1 < n and text_lines[end + 1].strip():
+            roles.setdefault(end + 1, EDGE)  # a total under the closing rule
+    return roles
+
+
+def _spans(rule: str) -> list[tuple[int, int]] | None:
+    """The column spans of a rule made of several dash runs, None for one unbroken rule."""
+    spans = [(m.start(), m.end()) for m in re.finditer(r"[-=]+", rule)]
+    return spans if len(spans) >= 2 else None
+
+
+def _peaks(text_lines: list[str], rows: range, spans: list[tuple[int, int]] | None) -> set[int]:
+    """Rows holding the largest value of each column whose filled cells are mostly numbers."""
+    cells: list[list[str]] = []
+    for j in rows:
+        line = text_lines[j]
+        if spans is not None:
+            cut = [
+                line[a : (spans[k + 1][0] if k + 1 < len(spans) else len(line))]
+                for k, (a, _) in enumerate(spans)
+            ]
+            cells.append([c.strip() for c in cut])
+        else:
+            cells.append(_CELL_GAP.split(line.strip()))
+    width = max((len(row) for row in cells), default=0)
+    found: set[int] = set()
+    for column in range(width):
+        values: list[tuple[float, int]] = []
+        filled = 0
+        for k, row in enumerate(cells):
+            if column < len(row) and row[column]:
+                filled += 1
+                m = _LEADING_NUMBER.match(row[column])
+                if m is not None:
+                    values.append((float(m.group(1).replace(",", "")), k))
+        # a blank cell holds no value: the column is numeric by the cells that hold one
+        if len(values) >= max(3, filled * 0.6):
+            found.add(rows[max(values)[1]])
+    return found
+
+
+_LEADING_NUMBER = re.compile(r"^-?(\d[\d,]*(?:\.\d+)?)(?:\s|$|[%a-zA-Z(])")

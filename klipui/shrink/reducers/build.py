@@ -15,6 +15,7 @@ from klipui.shrink.reducers._patterns import (
     HIGH,
     LOW,
     MID,
+    TABLE_PRIORITY,
     TOP,
     Fitter,
     Lines,
@@ -25,6 +26,7 @@ from klipui.shrink.reducers._patterns import (
     line_regex,
     named_union,
     sample,
+    table_roles,
 )
 
 name = "build"
@@ -185,6 +187,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, LOW)
     if not priority:
         return None
+    for i, role in table_roles(lines).items():
+        mark(i, TABLE_PRIORITY[role])  # a table (sizes, timings, syscalls) keeps its header
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1)
     repeated = [(count, key) for key, count in messages.items() if count >= 3]
