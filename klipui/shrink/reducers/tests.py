@@ -16,6 +16,7 @@ from klipui.shrink.reducers._patterns import (
     HIGH,
     LOW,
     MID,
+    TABLE_PRIORITY,
     TOP,
     Fitter,
     Lines,
@@ -26,6 +27,7 @@ from klipui.shrink.reducers._patterns import (
     line_regex,
     lines_containing,
     sample,
+    table_roles,
 )
 
 name = "tests"
@@ -243,6 +245,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, LOW + 5)
     if not priority:
         return None
+    for i, role in table_roles(lines).items():
+        mark(i, TABLE_PRIORITY[role])  # a table (benchmarks, timings) keeps its header
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority)
     return finish(fitter.plan(), n)
