@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
 from klipui.shrink.reducers import stacktrace
-from klipui.shrink.reducers._patterns import EDGE, HEADER, PEAK, Lines, table_roles
+from klipui.shrink.reducers._patterns import (
+    EDGE,
+    HEADER,
+    PEAK,
+    Lines,
+    aligned_tables,
+    table_roles,
+)
 
 
 def _reflog() -> tuple[str, list[str]]:
@@ -348,3 +355,21 @@ def test_table_columns_follow_the_rule_segments_when_cells_are_blank() -> None:
     assert roles[3 + 9] == PEAK  # errors column
     assert roles.get(3 + 19) == EDGE  # calls column peak is the last row
     assert 0 not in roles and 2 not in roles
+
+
+def test_a_table_without_a_rule_is_found_by_its_header_over_numeric_rows() -> None:
+    rows = [
+        f"{900 - k * 7:8d} {k * 0.5:5.1f} {k * 0.25:5.1f} {4_000 + k:9d}  worker-{k}"
+        for k in range(12)
+    ]
+    rows[6] = f"{858:8d} {97.0:5.1f} {1.5:5.1f} {4_006:9d}  worker-6"
+    prose = ["Sampling 12 processes for 3 seconds", "done in 3 s, 12 of 12 answered", ""]
+    text = "\n".join([*prose, "     PID  %CPU  %MEM       RSS  COMMAND", *rows, "", "bye", ""])
+    roles = aligned_tables(Lines(text))
+    assert roles[3] == HEADER
+    assert roles[4] == EDGE and roles[15] == EDGE
+    assert roles[4 + 6] == PEAK  # %CPU
+    assert not any(i < 3 or i > 15 for i in roles)
+    # words over words, or too few rows, are no table
+    assert aligned_tables(Lines("\n".join(["a b c d", *["x y z w"] * 8]))) == {}
+    assert aligned_tables(Lines("\n".join(["name size date", *["1 2 3"] * 4]))) == {}

@@ -609,7 +609,8 @@ def table_roles(lines: Lines) -> dict[int, str]:
     """The lines that make a table inside any output readable, by role: its header row (the
     line above a rule line) `HEADER`; its first and last rows `EDGE`; the row with the largest
     value of each numeric column `PEAK`. Columns are the rule's segments when it has several
-    (`------ ------`), else runs of two or more spaces."""
+    (`------ ------`), else runs of two or more spaces. Tables without a rule are found by
+    `aligned_tables`."""
     text_lines = lines.lines
     n = len(text_lines)
     roles: dict[int, str] = {}
@@ -639,7 +640,53 @@ def table_roles(lines: Lines) -> dict[int, str]:
         closing = end < n and _RULE.fullmatch(text_lines[end])
         if closing and end + 1 < n and text_lines[end + 1].strip():
             roles.setdefault(end + 1, EDGE)  # a total under the closing rule
+    for i, role in aligned_tables(lines).items():
+        roles.setdefault(i, role)
     return roles
+
+
+MAX_ALIGNED_LINES = 20_000
+"""Outputs with more lines are searched for ruled tables only."""
+MIN_ALIGNED_ROWS = 5
+
+
+def _numeric_share(fields: list[str]) -> float:
+    return sum(1 for f in fields if _LEADING_NUMBER.match(f + " ")) / len(fields)
+
+
+def aligned_tables(lines: Lines) -> dict[int, str]:
+    """`table_roles` for tables without a rule line: a header of three or more words, none a
+    number, over at least `MIN_ALIGNED_ROWS` rows with as many fields or more, mostly numbers
+    (`flat  flat%  cum  cum%` over a profile, `PID  %CPU  %MEM` over processes)."""
+    text_lines = lines.lines
+    n = len(text_lines)
+    roles: dict[int, str] = {}
+    if n > MAX_ALIGNED_LINES:
+        return roles
+    i = 0
+    while i < n - MIN_ALIGNED_ROWS:
+        header = text_lines[i].split()
+        if len(header) < 3 or _numeric_share(header) > 0 or not _row(text_lines[i + 1], header):
+            i += 1
+            continue
+        end = i + 1
+        while end < n and _row(text_lines[end], header):
+            end += 1
+        if end - i - 1 >= MIN_ALIGNED_ROWS:
+            rows = range(i + 1, end)
+            roles[i] = HEADER
+            for j in _peaks(text_lines, rows, None, words=True):
+                roles.setdefault(j, PEAK)
+            roles[rows[0]] = EDGE
+            roles[rows[-1]] = EDGE
+        i = end
+    return roles
+
+
+def _row(line: str, header: list[str]) -> bool:
+    """Whether `line` reads as a row under `header`: as many fields or more, half numbers."""
+    fields = line.split()
+    return len(header) <= len(fields) <= len(header) + 3 and _numeric_share(fields) >= 0.5
 
 
 def _spans(rule: str) -> list[tuple[int, int]] | None:
@@ -648,7 +695,9 @@ def _spans(rule: str) -> list[tuple[int, int]] | None:
     return spans if len(spans) >= 2 else None
 
 
-def _peaks(text_lines: list[str], rows: range, spans: list[tuple[int, int]] | None) -> set[int]:
+def _peaks(
+    text_lines: list[str], rows: range, spans: list[tuple[int, int]] | None, words: bool = False
+) -> set[int]:
     """Rows holding the largest value of each column whose filled cells are mostly numbers."""
     cells: list[list[str]] = []
     for j in rows:
@@ -660,7 +709,7 @@ def _peaks(text_lines: list[str], rows: range, spans: list[tuple[int, int]] | No
             ]
             cells.append([c.strip() for c in cut])
         else:
-            cells.append(_CELL_GAP.split(line.strip()))
+            cells.append(line.split() if words else _CELL_GAP.split(line.strip()))
     width = max((len(row) for row in cells), default=0)
     found: set[int] = set()
     for column in range(width):
