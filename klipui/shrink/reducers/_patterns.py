@@ -457,7 +457,7 @@ def template(line: str) -> str:
     return _MASK.sub("#", line)
 
 
-_ID = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
+_ID = re.compile(r"(?<![\w.:/-])[\w.:/-]*\d[\w.:/-]*")
 
 
 def kind(line: str) -> str:
@@ -591,8 +591,12 @@ def table_outliers(table: list[list[str]]) -> dict[int, bool]:
     return found
 
 
-_RULE = re.compile(r"[ \t]*[-=+|:]*[-=]{5,}[-=+|: \t]*")
-"""A table's rule line: dashes or equals signs, with `+`, `|`, `:` or spaces between columns."""
+def _is_rule(line: str) -> bool:
+    """A table's rule line: dashes or equals signs, with `+`, `|`, `:` or spaces between
+    columns (string methods in C, no regex backtracking)."""
+    return not line.strip(" \t-=+|:") and (line.count("-") >= 5 or line.count("=") >= 5)
+
+
 _RULE_NEEDLES = ("-----", "=====")
 _CELL_GAP = re.compile(r"\s{2,}|\t")
 MAX_TABLES = 50
@@ -618,14 +622,14 @@ def table_roles(lines: Lines) -> dict[int, str]:
     for i in lines_containing(lines, _RULE_NEEDLES):
         if tables >= MAX_TABLES:
             break
-        if not (_RULE.fullmatch(text_lines[i]) and 0 < i < n - 1):
+        if not (_is_rule(text_lines[i]) and 0 < i < n - 1):
             continue
         header = text_lines[i - 1]
-        if _RULE.fullmatch(header) or len(header.split()) < 2:
+        if _is_rule(header) or len(header.split()) < 2:
             continue
         end = i + 1
         while end < n and end - i <= MAX_TABLE_ROWS and text_lines[end].strip():
-            if _RULE.fullmatch(text_lines[end]):
+            if _is_rule(text_lines[end]):
                 break
             end += 1
         if end - i < 3:
@@ -637,7 +641,7 @@ def table_roles(lines: Lines) -> dict[int, str]:
             roles.setdefault(j, PEAK)
         roles[rows[0]] = EDGE
         roles[rows[-1]] = EDGE
-        closing = end < n and _RULE.fullmatch(text_lines[end])
+        closing = end < n and _is_rule(text_lines[end])
         if closing and end + 1 < n and text_lines[end + 1].strip():
             roles.setdefault(end + 1, EDGE)  # a total under the closing rule
     for i, role in aligned_tables(lines).items():

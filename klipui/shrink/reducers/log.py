@@ -69,13 +69,16 @@ _NUMERIC_LEVEL = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50"
 _SEVERE = frozenset({"ERROR", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG"})
 _WARN = frozenset({"WARN", "WARNING"})
 _STRUCTURED = re.compile(r"\s*(?:\{\"|(?:time|ts|timestamp)=\S+ level=|level=)")
-_SERVER_ERROR = re.compile(
-    r"\" 5\d\d |\"(?:status|statusCode|status_code)\": ?5\d\d\b|\bstatus=5\d\d\b"
+_STATUS_FORMS = (
+    r"\" ({d}\d\d) ",
+    r"\"status(?:Code|_code)?\": ?({d}\d\d)\b",
+    r"status=({d}\d\d)\b",
 )
-"""A 5xx response: an access-log line or a structured record's status field."""
-_CLIENT_ERROR = re.compile(
-    r"\" (4\d\d) |\"(?:status|statusCode|status_code)\": ?(4\d\d)\b|\bstatus=(4\d\d)\b"
-)
+"""Where a response status is written: an access-log line, a structured record's field. Each
+form starts with a literal, which the regex engine scans for fast."""
+_SERVER_ERROR = tuple(re.compile(form.format(d=5)) for form in _STATUS_FORMS)
+"""A 5xx response."""
+_CLIENT_ERROR = tuple(re.compile(form.format(d=4)) for form in _STATUS_FORMS)
 """A 4xx response (a weak signal): the first and last of each status are kept."""
 _KEYWORDS = (
     "slow query",
@@ -233,14 +236,17 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark) -> None:
     """Mark the 5xx responses and the lines holding a trouble keyword, the first of each
     kind above its repeats."""
     text_lines = lines.lines
-    for i in lines.hits(_SERVER_ERROR):
+    servers = sorted({i for pattern in _SERVER_ERROR for i in lines.hits(pattern)})
+    for i in servers:
         key = kind(_PREFIX.sub("", text_lines[i]))
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
     by_status: dict[str, list[int]] = {}
-    for i, m in lines.scan(_CLIENT_ERROR):
-        by_status.setdefault(m.group(1) or m.group(2) or m.group(3), []).append(i)
+    for pattern in _CLIENT_ERROR:
+        for i, m in lines.scan(pattern):
+            by_status.setdefault(m.group(1), []).append(i)
     for found in by_status.values():
+        found.sort()
         mark(found[0], LOW + 5)
         mark(found[-1], LOW + 5)
     for i in lines_containing(lines, _KEYWORD_NEEDLES):
