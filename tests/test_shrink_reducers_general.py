@@ -7,7 +7,8 @@ hides a rare kind of line, repeats are grouped, a reducer declines what is mostl
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.reducers import stacktrace
+from klipui.shrink.plan import Keep
+from klipui.shrink.reducers import build, stacktrace
 from klipui.shrink.reducers._patterns import (
     EDGE,
     HEADER,
@@ -373,3 +374,26 @@ def test_a_table_without_a_rule_is_found_by_its_header_over_numeric_rows() -> No
     # words over words, or too few rows, are no table
     assert aligned_tables(Lines("\n".join(["a b c d", *["x y z w"] * 8]))) == {}
     assert aligned_tables(Lines("\n".join(["name size date", *["1 2 3"] * 4]))) == {}
+
+
+def test_build_keeps_the_step_that_reported_an_error() -> None:
+    """A build of many steps: the line opening the block an error starts in names the step
+    that failed, and is kept with the error."""
+    rows: list[str] = []
+    for k, package in enumerate(["alpha", "beta", "gamma", "delta", "omega"]):
+        rows += [f"10:0{k}:00 - Building package '{package}'...", ""]
+        if package == "gamma":
+            rows += [f"{package}/src/io.ts(7,3): error TS2304: Cannot find name 'reader'.", ""]
+        rows += [f"EMIT: /work/{package}/dist/file{j}.js" for j in range(40)]
+        rows.append("")
+    rows.append("Found 1 error.")
+    text = "\n".join(rows) + "\n"
+    hint = Hint(tool="bash", command="tsc --build")
+    step = rows.index("10:02:00 - Building package 'gamma'...")
+    plan = build.reduce(text, hint, Budget(1_000))
+    assert plan is not None
+    assert any(isinstance(p, Keep) and p.start <= step < p.end for p in plan)
+    out = shrink(text, hint, Budget(1_000))
+    assert out.strategy.startswith("build")
+    assert rows[step] in out.content
+    assert "gamma/src/io.ts(7,3): error TS2304: Cannot find name 'reader'." in out.content
