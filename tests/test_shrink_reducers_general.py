@@ -397,3 +397,41 @@ def test_build_keeps_the_step_that_reported_an_error() -> None:
     assert out.strategy.startswith("build")
     assert rows[step] in out.content
     assert "gamma/src/io.ts(7,3): error TS2304: Cannot find name 'reader'." in out.content
+
+
+def _explain() -> tuple[str, str, str]:
+    """An EXPLAIN ANALYZE plan: slow sorts and joins on top, and one quick scan whose filter
+    throws away far more rows than it returns."""
+    rows = [
+        "                                 QUERY PLAN",
+        "-" * 76,
+        " Sort  (cost=900.00..950.00 rows=500 width=16) "
+        "(actual time=410.0..415.0 rows=500 loops=1)",
+        "   Sort Key: t.total DESC",
+        "   Sort Method: quicksort  Memory: 60kB",
+    ]
+    for depth in range(1, 7):
+        pad = "  " * depth
+        rows += [
+            f" {pad}->  Hash Join  (cost={800 - depth}.00..{850 - depth}.00 rows=500 width=16) "
+            f"(actual time={400 - depth * 5}.0..{405 - depth * 5}.0 rows=500 loops=1)",
+            f" {pad}      Hash Cond: (a{depth}.id = b{depth}.a_id)",
+            f" {pad}      Buffers: shared hit={1000 + depth}",
+        ]
+    scan = (
+        "               ->  Seq Scan on events e  (cost=0.00..50.00 rows=900 width=8) "
+        "(actual time=0.01..9.50 rows=900 loops=1)"
+    )
+    removed = "                     Rows Removed by Filter: 99100"
+    rows += [scan, "                     Filter: (kind = 'click'::text)", removed]
+    rows += [" Planning Time: 0.300 ms", " Execution Time: 416.000 ms", "(30 rows)"]
+    return "\n".join(rows) + "\n", scan.strip(), removed.strip()
+
+
+def test_sql_plan_keeps_a_scan_that_throws_away_most_of_what_it_reads() -> None:
+    text, scan, removed = _explain()
+    out = shrink(text, Hint(tool="bash", command="psql -c 'explain analyze ...'"), Budget(1_300))
+    assert out.strategy.startswith("sql")
+    assert len(out.content) <= 1_300
+    assert scan in out.content and removed in out.content
+    assert "Execution Time: 416.000 ms" in out.content
