@@ -41,7 +41,6 @@ def _routine(count: int, seed: int = 7) -> list[str]:
 KNOWN_BELOW_HEAD_TAIL = frozenset(
     {
         "51-npm-outdated-all-long",
-        "94-psql-explain-analyze-subplan",
         # the fresh batch (bench/corpus_folds.py FRESH), as measured when it was merged
         "120-git-cherry-pick-range-conflict",
         "145-bandit-r-dulwich",
