@@ -435,3 +435,15 @@ def test_sql_plan_keeps_a_scan_that_throws_away_most_of_what_it_reads() -> None:
     assert len(out.content) <= 1_300
     assert scan in out.content and removed in out.content
     assert "Execution Time: 416.000 ms" in out.content
+
+
+def test_log_keeps_the_record_that_led_to_a_one_off_record() -> None:
+    rows = [
+        f"2027-02-01 08:00:{k % 60:02d}.{k:04d} conn c{k} open from 10.1.{k % 9}.{k % 200} ok"
+        for k in range(300)
+    ]
+    rows.insert(201, "2027-02-01 08:03:21.9999 conn c200 reset by peer after 0 bytes")
+    text = "\n".join(rows) + "\n"
+    out = shrink(text, Hint(tool="bash", command="netwatch --tail"), Budget(max_chars=1_200))
+    assert out.strategy.startswith("log")
+    assert rows[201] in out.content and rows[200] in out.content

@@ -283,6 +283,8 @@ def _mark_rare(lines: list[str], mark: Mark) -> None:
     if len(rare) <= MAX_RARE:
         for i in rare:
             mark(i, RARE)
+            if i > 0 and kinds[i - 1]:
+                mark(i - 1, LOW)  # what led to it: the record just before
 
 
 def _mark_ends(lines: list[str], mark: Mark) -> None:
