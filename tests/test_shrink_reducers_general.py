@@ -6,6 +6,9 @@ hides a rare kind of line, repeats are grouped, a reducer declines what is mostl
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from klipui.shrink import Budget, Hint, shrink
 from klipui.shrink.plan import Keep
 from klipui.shrink.reducers import build, stacktrace
@@ -15,6 +18,7 @@ from klipui.shrink.reducers._patterns import (
     PEAK,
     Lines,
     aligned_tables,
+    kind,
     table_roles,
 )
 
@@ -447,3 +451,42 @@ def test_log_keeps_the_record_that_led_to_a_one_off_record() -> None:
     out = shrink(text, Hint(tool="bash", command="netwatch --tail"), Budget(max_chars=1_200))
     assert out.strategy.startswith("log")
     assert rows[201] in out.content and rows[200] in out.content
+
+
+_TOKEN = st.text(alphabet="abcXYZ019-_./:= ", min_size=0, max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TOKEN, st.lists(st.integers(0, 10**9), min_size=1, max_size=4))
+def test_kind_masks_every_number_and_is_stable(words: str, numbers: list[int]) -> None:
+    """No digit survives `kind`; applying it twice changes nothing; a line and the same line with
+    other numbers in the same places are one kind."""
+    line = " ".join(f"{words}{n}" for n in numbers)
+    other = " ".join(f"{words}{n + 7}" for n in numbers)
+    masked = kind(line)
+    assert not any(c.isdigit() for c in masked)
+    assert kind(masked) == masked
+    assert kind(other) == masked
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["name", "size", "time", "count", "state"]), min_size=3, max_size=5),
+    st.lists(st.lists(st.integers(0, 99_999), min_size=5, max_size=5), min_size=5, max_size=40),
+    st.booleans(),
+)
+def test_table_roles_name_the_header_and_both_ends(
+    columns: list[str], cells: list[list[int]], ruled: bool
+) -> None:
+    """Whatever its numbers, a table keeps its header and both its ends; peaks are rows of it."""
+    header = "  ".join(f"{c:>8}" for c in columns)
+    rows = ["  ".join(f"{v:>8}" for v in row[: len(columns)]) for row in cells]
+    body = [header, "-" * len(header), *rows] if ruled else [header, *rows]
+    text = "\n".join(["intro text here", "", *body, "", "done"]) + "\n"
+    roles = table_roles(Lines(text))
+    first = 4 if ruled else 3
+    last = first + len(rows) - 1
+    assert roles[2] == HEADER
+    assert roles[first] == EDGE and roles[last] == EDGE
+    assert all(first <= i <= last for i, role in roles.items() if role == PEAK)
+    assert set(roles) <= {2, *range(first, last + 1)}
