@@ -174,24 +174,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if p < TOP and key in seen:
             p = FLOOR
         seen.add(key)
-        if p == MID:
-            kinds.setdefault(family(line), []).append(i)
-        elif p == FLOOR and key:
-            kinds.setdefault(_lead(key), []).append(i)
-        elif p == STEP:
-            step = _STEP.match(line)
-            kinds.setdefault(step.group(1).encode() if step else b"", []).append(i)
+        if p in (MID, FLOOR, STEP) and key:
+            kinds.setdefault(_kind_of(line, key, p), []).append(i)
         priority[i] = p
         previous = p if p != STEP else LOW
-
-    for same in kinds.values():
-        if len(same) == 1 and priority[same[0]] == FLOOR:
-            priority[same[0]] = UNIQUE
-        # one warning or step about many packages: its first and last stay, the others give
-        # way first
-        for i in same[1:-1] if len(same) >= REPEATED_KIND else ():
-            if priority[i] > FLOOR:
-                priority[i] = FLOOR + 1
+    _group(kinds, priority)
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1)
     if noise_kinds:
@@ -199,6 +186,28 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         fitter.add_summary(rows)
     fitter.add_marks(priority, below=FLOOR + 1)
     return finish(fitter.plan(), n)
+
+
+def _kind_of(line: str, key: str, p: int) -> bytes:
+    """What a line is one of: a warning by its template without names, a step by its verb, a
+    plain line by its lead (`_lead`)."""
+    if p == MID:
+        return family(line)
+    if p == STEP:
+        step = _STEP.match(line)
+        return step.group(1).encode() if step else b""
+    return _lead(key)
+
+
+def _group(kinds: dict[bytes, list[int]], priority: dict[int, int]) -> None:
+    """A plain line of a kind seen once outranks the middle of a run; a warning or step about
+    many packages keeps its first and last, the others give way first."""
+    for same in kinds.values():
+        if len(same) == 1 and priority[same[0]] == FLOOR:
+            priority[same[0]] = UNIQUE
+        for i in same[1:-1] if len(same) >= REPEATED_KIND else ():
+            if priority[i] > FLOOR:
+                priority[i] = FLOOR + 1
 
 
 def _lead(line: str) -> bytes:
