@@ -265,6 +265,7 @@ REPETITIVE = 0.5
 MAX_RARE_LINES = 20_000
 """Logs with more lines are not searched for rare records (their levels and keywords must do)."""
 MAX_RARE = 12
+"""More records seen once than this: the log is not that repetitive, none is marked rare."""
 
 
 def _mark_rare(lines: list[str], mark: Mark) -> None:
@@ -279,7 +280,9 @@ def _mark_rare(lines: list[str], mark: Mark) -> None:
     if repeated < REPETITIVE * len(lines):
         return
     # a line of its own, not the indented continuation of a record (a frame of a traceback)
-    rare = [i for i, key in enumerate(kinds) if counts[key] == 1 and key[:1] not in " \t"]
+    rare = [
+        i for i, key in enumerate(kinds) if key and counts[key] == 1 and lines[i][:1] not in " \t"
+    ]
     if len(rare) <= MAX_RARE:
         for i in rare:
             mark(i, RARE)
