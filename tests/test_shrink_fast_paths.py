@@ -256,12 +256,12 @@ def test_log_kinds_of_lines_joined_equal_each_line_alone(
     lines: list[str], picks: list[int]
 ) -> None:
     """The kinds of the trouble lines, templated all at once joined by newlines, are each
-    line's own kind (prefix stripped, numbers masked)."""
-    from klipui.shrink.reducers._patterns import template
+    line's own kind (prefix stripped, every token holding a digit masked)."""
+    from klipui.shrink.reducers._patterns import kind
 
     prefix = re.compile(log._PREFIX.pattern)  # one line at a time: no multiline flag
     indices = sorted({k for k in picks if k < len(lines)})
-    expected = [template(prefix.sub("", lines[i])) for i in indices]
+    expected = [kind(prefix.sub("", lines[i])) for i in indices]
     assert log._kinds(lines, indices) == expected
 
 

@@ -53,11 +53,8 @@ def _routine(count: int, seed: int = 7) -> list[str]:
 KNOWN_BELOW_HEAD_TAIL = frozenset(
     {
         "51-npm-outdated-all-long",
-        "94-psql-explain-analyze-subplan",
         # cases 113-199, as measured when that batch was merged (now in the folds)
         "120-git-cherry-pick-range-conflict",
-        "122-git-reflog-reset-lost",
-        "123-apt-get-install-real",
         "145-bandit-r-dulwich",
         "147-uv-pip-compile-no-solution",
         "163-sysctl-a-net-vm-fs",

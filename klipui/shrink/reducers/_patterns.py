@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
+from klipui.shrink.salience import STRONG_WORDS
 from klipui.shrink.text import chunks, line_starts, marker
 from klipui.shrink.text import split as split_text
 
@@ -456,6 +457,16 @@ def template(line: str) -> str:
     return _MASK.sub("#", line)
 
 
+_ID = re.compile(r"(?<![\w.:/-])[\w.:/-]*\d[\w.:/-]*")
+
+
+def kind(line: str) -> str:
+    """A line with every token holding a digit masked (numbers, ids like `req-0006e`, times,
+    versions, `file.js:11:92`): lines that say the same thing about different requests, jobs or
+    places share it."""
+    return _ID.sub("#", line)
+
+
 def line_regex(pattern: str) -> re.Pattern[str]:
     """`pattern` compiled for whole-text scans (`re.M`), with `\\s` outside character classes
     narrowed to spaces and tabs so that no match runs across a line break."""
@@ -508,6 +519,17 @@ LOG_LINE = re.compile(
     re.M,
 )
 """A line that starts like a log record: a timestamp, a level, a syslog or access-log prefix."""
+
+
+def _signal_regex() -> re.Pattern[str]:
+    words = "|".join(re.escape(word) for word in sorted(STRONG_WORDS, key=len, reverse=True))
+    return re.compile(rf"(?<![\w./\\-])(?:{words})", re.I)
+
+
+SIGNAL = _signal_regex()
+"""A word of trouble (`denied`, `refused`, `could not`...) starting a word that is not part of a
+name or a path (`libgpg-error`, `src/errors/` are no signal): what a reducer must not rank as
+routine, whatever tool printed it."""
 
 
 def is_log_line(line: str) -> bool:
@@ -567,3 +589,146 @@ def table_outliers(table: list[list[str]]) -> dict[int, bool]:
             if abs(end[0] - middle) > FAR * max(abs(other[0] - middle), spread):
                 found.setdefault(end[1], False)
     return found
+
+
+def _is_rule(line: str) -> bool:
+    """A table's rule line: dashes or equals signs, with `+`, `|`, `:` or spaces between
+    columns (string methods in C, no regex backtracking)."""
+    return not line.strip(" \t-=+|:") and (line.count("-") >= 5 or line.count("=") >= 5)
+
+
+_RULE_NEEDLES = ("-----", "=====")
+_CELL_GAP = re.compile(r"\s{2,}|\t")
+MAX_TABLES = 50
+MAX_TABLE_ROWS = 5_000
+"""Rows of one table read for its peaks (the first ones)."""
+HEADER, EDGE, PEAK = "header", "edge", "peak"
+
+
+TABLE_PRIORITY = {HEADER: MID, EDGE: LOW + 5, PEAK: LOW + 5}
+"""What a reducer that does not read tables itself gives a table's lines."""
+
+
+def table_roles(lines: Lines) -> dict[int, str]:
+    """The lines that make a table inside any output readable, by role: its header row (the
+    line above a rule line) `HEADER`; its first and last rows `EDGE`; the row with the largest
+    value of each numeric column `PEAK`. Columns are the rule's segments when it has several
+    (`------ ------`), else runs of two or more spaces. Tables without a rule are found by
+    `aligned_tables`."""
+    text_lines = lines.lines
+    n = len(text_lines)
+    roles: dict[int, str] = {}
+    tables = 0
+    for i in lines_containing(lines, _RULE_NEEDLES):
+        if tables >= MAX_TABLES:
+            break
+        if not (_is_rule(text_lines[i]) and 0 < i < n - 1):
+            continue
+        header = text_lines[i - 1]
+        if _is_rule(header) or len(header.split()) < 2:
+            continue
+        end = i + 1
+        while end < n and end - i <= MAX_TABLE_ROWS and text_lines[end].strip():
+            if _is_rule(text_lines[end]):
+                break
+            end += 1
+        if end - i < 3:
+            continue
+        tables += 1
+        roles[i - 1] = HEADER
+        rows = range(i + 1, end)
+        for j in _peaks(text_lines, rows, _spans(text_lines[i])):
+            roles.setdefault(j, PEAK)
+        roles[rows[0]] = EDGE
+        roles[rows[-1]] = EDGE
+        closing = end < n and _is_rule(text_lines[end])
+        if closing and end + 1 < n and text_lines[end + 1].strip():
+            roles.setdefault(end + 1, EDGE)  # a total under the closing rule
+    for i, role in aligned_tables(lines).items():
+        roles.setdefault(i, role)
+    return roles
+
+
+MAX_ALIGNED_LINES = 20_000
+"""Outputs with more lines are searched for ruled tables only."""
+MIN_ALIGNED_ROWS = 5
+
+
+def _numeric_share(fields: list[str]) -> float:
+    return sum(1 for f in fields if _LEADING_NUMBER.match(f + " ")) / len(fields)
+
+
+def aligned_tables(lines: Lines) -> dict[int, str]:
+    """`table_roles` for tables without a rule line: a header of three or more words, none a
+    number, over at least `MIN_ALIGNED_ROWS` rows with as many fields or more, mostly numbers
+    (`flat  flat%  cum  cum%` over a profile, `PID  %CPU  %MEM` over processes)."""
+    text_lines = lines.lines
+    n = len(text_lines)
+    roles: dict[int, str] = {}
+    if n > MAX_ALIGNED_LINES:
+        return roles
+    i = 0
+    while i < n - MIN_ALIGNED_ROWS:
+        header = text_lines[i].split()
+        if len(header) < 3 or _numeric_share(header) > 0 or not _row(text_lines[i + 1], header):
+            i += 1
+            continue
+        end = i + 1
+        while end < n and _row(text_lines[end], header):
+            end += 1
+        if end - i - 1 >= MIN_ALIGNED_ROWS:
+            rows = range(i + 1, end)
+            roles[i] = HEADER
+            for j in _peaks(text_lines, rows, None, words=True):
+                roles.setdefault(j, PEAK)
+            roles[rows[0]] = EDGE
+            roles[rows[-1]] = EDGE
+        i = end
+    return roles
+
+
+def _row(line: str, header: list[str]) -> bool:
+    """Whether `line` reads as a row under `header`: as many fields or more, half numbers."""
+    fields = line.split()
+    return len(header) <= len(fields) <= len(header) + 3 and _numeric_share(fields) >= 0.5
+
+
+def _spans(rule: str) -> list[tuple[int, int]] | None:
+    """The column spans of a rule made of several dash runs, None for one unbroken rule."""
+    spans = [(m.start(), m.end()) for m in re.finditer(r"[-=]+", rule)]
+    return spans if len(spans) >= 2 else None
+
+
+def _peaks(
+    text_lines: list[str], rows: range, spans: list[tuple[int, int]] | None, words: bool = False
+) -> set[int]:
+    """Rows holding the largest value of each column whose filled cells are mostly numbers."""
+    cells: list[list[str]] = []
+    for j in rows:
+        line = text_lines[j]
+        if spans is not None:
+            cut = [
+                line[a : (spans[k + 1][0] if k + 1 < len(spans) else len(line))]
+                for k, (a, _) in enumerate(spans)
+            ]
+            cells.append([c.strip() for c in cut])
+        else:
+            cells.append(line.split() if words else _CELL_GAP.split(line.strip()))
+    width = max((len(row) for row in cells), default=0)
+    found: set[int] = set()
+    for column in range(width):
+        values: list[tuple[float, int]] = []
+        filled = 0
+        for k, row in enumerate(cells):
+            if column < len(row) and row[column]:
+                filled += 1
+                m = _LEADING_NUMBER.match(row[column])
+                if m is not None:
+                    values.append((float(m.group(1).replace(",", "")), k))
+        # a blank cell holds no value: the column is numeric by the cells that hold one
+        if len(values) >= max(3, filled * 0.6):
+            found.add(rows[max(values)[1]])
+    return found
+
+
+_LEADING_NUMBER = re.compile(r"^-?(\d[\d,]*(?:\.\d+)?)(?:\s|$|[%a-zA-Z(])")

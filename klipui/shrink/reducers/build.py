@@ -15,6 +15,7 @@ from klipui.shrink.reducers._patterns import (
     HIGH,
     LOW,
     MID,
+    TABLE_PRIORITY,
     TOP,
     Fitter,
     Lines,
@@ -25,6 +26,7 @@ from klipui.shrink.reducers._patterns import (
     line_regex,
     named_union,
     sample,
+    table_roles,
 )
 
 name = "build"
@@ -185,6 +187,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, LOW)
     if not priority:
         return None
+    for i, role in table_roles(lines).items():
+        mark(i, TABLE_PRIORITY[role])  # a table (sizes, timings, syscalls) keeps its header
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1)
     repeated = [(count, key) for key, count in messages.items() if count >= 3]
@@ -207,6 +211,7 @@ def _mark_context(
 ) -> None:
     """Notes under distinct errors, the `In function` line above one, and summaries."""
     _mark_notes(lines, heads, mark)
+    _mark_steps(lines.lines, heads, mark)
     for i in contexts:
         # `In function 'f':` introduces the diagnostic under it: kept with a distinct one only
         if i + 1 in heads:
@@ -216,6 +221,24 @@ def _mark_context(
         # last rank as summaries, the others with the diagnostics
         for k, i in enumerate(found):
             mark(i, TOP if k in (0, len(found) - 1) or len(found) <= MAX_SUMMARIES else FLOOR)
+
+
+STEP_REACH = 3
+"""Lines above a distinct diagnostic searched for the step that printed it."""
+
+
+def _mark_steps(text_lines: list[str], heads: set[int], mark: Mark) -> None:
+    """The line that opens the block a distinct diagnostic starts (blank lines aside): which
+    step, project or target was being built when it was reported."""
+    for i in heads:
+        j = i - 1
+        while j >= 0 and i - j <= STEP_REACH and not text_lines[j].strip():
+            j -= 1
+        if j < 0 or j == i - 1 or i - j > STEP_REACH or j in heads:
+            continue  # the diagnostic does not open a block of its own
+        line = text_lines[j]
+        if line[:1].strip() and not _PROBLEM.match(line):
+            mark(j, LOW)
 
 
 def _mark_notes(lines: Lines, heads: set[int], mark: Mark) -> None:

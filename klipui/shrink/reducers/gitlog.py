@@ -28,6 +28,7 @@ from klipui.shrink.reducers._patterns import (
     lines_containing,
     sample,
 )
+from klipui.shrink.salience import family
 
 name = "gitlog"
 describe = "newest, notable and initial commits kept, routine commits summarised"
@@ -49,6 +50,10 @@ _DATE = re.compile(r"^Date:\s+\w{3} (\w{3}) (\d+) [\d:]+ (\d{4})")
 _AUTHORS = line_regex(r"^Author:\s+([^<\n]*?)\s*<")
 BIG_CHANGE = 300
 """A file line of `--stat` with at least this many changed lines makes its commit notable."""
+REPETITIVE = 0.3
+"""Share of commits whose kind (subject without numbers, ids and names) is seen at least
+`RUN` times above which a log is repetitive: there, a commit of a kind seen once is notable."""
+RUN = 3
 
 
 @dataclass(slots=True)
@@ -106,8 +111,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if starts[0] > 0:
         cands.append(Cand(0, starts[0], LOW))
     last = len(commits) - 1
+    kinds = _kinds(text_lines, commits, full)
     for k, commit in enumerate(commits):
         p = _rank(k, last, commit, text_lines[commit.start])
+        if p is None:
+            p = kinds.get(k)
         if p is None:
             continue
         _parse(text_lines, commit, full)
@@ -131,6 +139,40 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             fitter.add_summary([_describe(inside)], where=gap)
     fitter.add_all(extras)
     return finish(fitter.plan(), n)
+
+
+def _kinds(lines: list[str], commits: list[_Commit], full: bool) -> dict[int, int]:
+    """Priorities for commits a summary must not hide, by their kind (the subject's template
+    without numbers, ids and names: `reset: moving to HEAD~#`, `Bump x to #`). In a repetitive
+    log, a commit of a kind seen once is rare and kept; a run of one kind shows its newest and
+    oldest commit, the summaries between them count the rest."""
+    if len(commits) < 2 * RUN:
+        return {}
+    keys: list[bytes] = []
+    for commit in commits:
+        if full:
+            _parse(lines, commit, full)
+        subject = commit.subject if commit.subject is not None else commit.start
+        line = lines[subject]
+        keys.append(family(line.split(" ", 1)[1] if not full and " " in line else line))
+    counts = Counter(keys)
+    repeated = sum(count for count in counts.values() if count >= RUN)
+    if repeated < REPETITIVE * len(commits):
+        return {}
+    found: dict[int, int] = {}
+    seen: set[bytes] = set()
+    for k, key in enumerate(keys):
+        if counts[key] == 1:
+            found[k] = HIGH - 15
+        elif counts[key] >= RUN and key not in seen:
+            found[k] = LOW - 2
+        seen.add(key)
+    seen.clear()
+    for k in range(len(keys) - 1, -1, -1):
+        if counts[keys[k]] >= RUN and keys[k] not in seen:
+            found.setdefault(k, LOW - 4)
+        seen.add(keys[k])
+    return found
 
 
 def _parse(lines: list[str], commit: _Commit, full: bool) -> None:

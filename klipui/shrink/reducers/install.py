@@ -15,6 +15,7 @@ from klipui.shrink.reducers._patterns import (
     HIGH,
     LOW,
     MID,
+    SIGNAL,
     TOP,
     Fitter,
     Lines,
@@ -75,7 +76,7 @@ _HEADING = re.compile(
     r" packages):$"
 )
 """apt's lists of packages (the indented lines under it name them)."""
-_STEP = re.compile(r"^(?:Setting up|Processing triggers for|Removing|Purging) \S")
+_STEP = re.compile(r"^(Setting up|Processing triggers for|Removing|Purging) \S")
 """dpkg's per-package steps: routine, but each names a package and its version."""
 
 _ERROR = re.compile(
@@ -90,7 +91,12 @@ _WARNING = re.compile(
 )
 _NPM_WARN = re.compile(r"^npm (?:warn|WARN|ERR!|error)\b")
 REPEATED_KIND = 3
-"""Warnings of one kind (names aside) from this many on keep their first and last."""
+"""Warnings and steps of one kind (names aside) from this many on keep their first and last."""
+STEP = LOW + 1
+"""A package manager's per-package step (`Setting up x (1.2) ...`)."""
+UNIQUE = LOW - 2
+"""A line of no known kind whose template is seen once (`After this operation, 12 MB ...`,
+`x is already the newest version`): above the middle of a run of alike lines."""
 _CONTINUATION = re.compile(r"^\s+\S")
 
 
@@ -116,13 +122,15 @@ def _line_priority(line: str, previous: int) -> int:
         return TOP
     if _ERROR.match(line):
         return HIGH
+    if _STEP.match(line):
+        return STEP
+    if SIGNAL.search(line):
+        return HIGH
     if _WARNING.match(line):
         return MID
     if _HEADING.match(line):
         return MID
     if previous >= MID and _CONTINUATION.match(line):
-        return LOW
-    if _STEP.match(line):
         return LOW
     return FLOOR
 
@@ -166,15 +174,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if p < TOP and key in seen:
             p = FLOOR
         seen.add(key)
-        if p == MID:
-            kinds.setdefault(family(line), []).append(i)
+        if p in (MID, FLOOR, STEP) and key:
+            kinds.setdefault(_kind_of(line, key, p), []).append(i)
         priority[i] = p
-        previous = p
-
-    for same in kinds.values():
-        # one warning about many packages: its first and last stay, the others give way first
-        for i in same[1:-1] if len(same) >= REPEATED_KIND else ():
-            priority[i] = FLOOR + 1
+        previous = p if p != STEP else LOW
+    _group(kinds, priority)
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1)
     if noise_kinds:
@@ -182,6 +186,35 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         fitter.add_summary(rows)
     fitter.add_marks(priority, below=FLOOR + 1)
     return finish(fitter.plan(), n)
+
+
+def _kind_of(line: str, key: str, p: int) -> bytes:
+    """What a line is one of: a warning by its template without names, a step by its verb, a
+    plain line by its lead (`_lead`)."""
+    if p == MID:
+        return family(line)
+    if p == STEP:
+        step = _STEP.match(line)
+        return step.group(1).encode() if step else b""
+    return _lead(key)
+
+
+def _group(kinds: dict[bytes, list[int]], priority: dict[int, int]) -> None:
+    """A plain line of a kind seen once outranks the middle of a run; a warning or step about
+    many packages keeps its first and last, the others give way first."""
+    for same in kinds.values():
+        if len(same) == 1 and priority[same[0]] == FLOOR:
+            priority[same[0]] = UNIQUE
+        for i in same[1:-1] if len(same) >= REPEATED_KIND else ():
+            if priority[i] > FLOOR:
+                priority[i] = FLOOR + 1
+
+
+def _lead(line: str) -> bytes:
+    """The kind of a plain line: its first two words and how many words it has, so that a run
+    naming one thing a line (`Enabling module alias.`, `Enabling module dir.`) is one kind."""
+    words = line.split()
+    return f"{' '.join(words[:2])} {len(words)}".encode("utf-8", "surrogatepass")
 
 
 def _noise_kind(line: str) -> str:

@@ -24,10 +24,10 @@ from klipui.shrink.reducers._patterns import (
     Marks,
     finish,
     is_log_line,
+    kind,
     line_regex,
     lines_containing,
     sample,
-    template,
 )
 
 name = "log"
@@ -75,7 +75,17 @@ _NUMERIC_LEVEL = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50"
 _SEVERE = frozenset({"ERROR", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG"})
 _WARN = frozenset({"WARN", "WARNING"})
 _STRUCTURED = re.compile(r"\s*(?:\{\"|(?:time|ts|timestamp)=\S+ level=|level=)")
-_SERVER_ERROR = re.compile(r"\" 5\d\d ")
+_STATUS_FORMS = (
+    r"\" ({d}\d\d) ",
+    r"\"status(?:Code|_code)?\": ?({d}\d\d)\b",
+    r"status=({d}\d\d)\b",
+)
+"""Where a response status is written: an access-log line, a structured record's field. Each
+form starts with a literal, which the regex engine scans for fast."""
+_SERVER_ERROR = tuple(re.compile(form.format(d=5)) for form in _STATUS_FORMS)
+"""A 5xx response."""
+_CLIENT_ERROR = tuple(re.compile(form.format(d=4)) for form in _STATUS_FORMS)
+"""A 4xx response (a weak signal): the first and last of each status are kept."""
 _KEYWORDS = (
     "slow query",
     "Slow query",
@@ -151,6 +161,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     levels, trouble = _read_levels(lines, structured)
     seen = _mark_records(lines.lines, trouble, priority.mark)
     _mark_signals(lines, seen, priority.mark)
+    _mark_rare(lines.lines, priority.mark)
     _mark_ends(lines.lines, priority.mark)
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1 + 1)
@@ -212,12 +223,13 @@ def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tup
 
 
 def _kinds(lines: list[str], indices: list[int]) -> list[str]:
-    """The kind of each line of `indices` (no timestamp-like prefix, numbers masked), for
-    grouping repeats: the lines joined, so that two substitutions in all stand for two a line."""
+    """The kind of each line of `indices` (no timestamp-like prefix, every token holding a digit
+    masked: see `kind`), for grouping repeats: the lines joined, so that two substitutions in all
+    stand for two a line."""
     if not indices:
         return []
     joined = "\n".join([lines[i] for i in indices])
-    return template(_PREFIX.sub("", joined)).split("\n")
+    return kind(_PREFIX.sub("", joined)).split("\n")
 
 
 def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) -> set[str]:
@@ -245,19 +257,60 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark) -> None:
     """Mark the 5xx responses and the lines holding a trouble keyword, the first of each
     kind above its repeats."""
     text_lines = lines.lines
-    errors = lines.hits(_SERVER_ERROR)
-    for i, key in zip(errors, _kinds(text_lines, errors), strict=True):
+    servers = sorted({i for pattern in _SERVER_ERROR for i in lines.hits(pattern)})
+    for i, key in zip(servers, _kinds(text_lines, servers), strict=True):
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
+    by_status: dict[str, list[int]] = {}
+    for pattern in _CLIENT_ERROR:
+        for i, m in lines.scan(pattern):
+            by_status.setdefault(m.group(1), []).append(i)
+    for found in by_status.values():
+        found.sort()
+        mark(found[0], LOW + 5)
+        mark(found[-1], LOW + 5)
     found = [
         i
         for i in lines_containing(lines, _KEYWORD_NEEDLES)
         if any(keyword in text_lines[i] for keyword in _KEYWORDS)
     ]
-    for i, kind in zip(found, _kinds(text_lines, found), strict=True):
-        key = "kw:" + kind
+    for i, line_kind in zip(found, _kinds(text_lines, found), strict=True):
+        key = "kw:" + line_kind
         mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
         seen.add(key)
+
+
+RARE = MID - 5
+"""A record of a kind seen once in a repetitive log: below errors and warnings, above the
+repeats of an error."""
+REPETITIVE = 0.5
+"""Share of the lines in kinds seen at least 3 times above which a log is repetitive."""
+MAX_RARE_LINES = 20_000
+"""Logs with more lines are not searched for rare records (their levels and keywords must do)."""
+MAX_RARE = 12
+"""More records seen once than this: the log is not that repetitive, none is marked rare."""
+
+
+def _mark_rare(lines: list[str], mark: Mark) -> None:
+    """Mark the records of a kind seen once (ids, numbers and times aside) in a log where most
+    records repeat a few kinds: the one request to another endpoint, the one startup line, the
+    `==> file <==` header between two files."""
+    if len(lines) > MAX_RARE_LINES:
+        return
+    kinds = [kind(_PREFIX.sub("", line)) if line.strip() else "" for line in lines]
+    counts = Counter(kinds)
+    repeated = sum(count for key, count in counts.items() if key and count >= 3)
+    if repeated < REPETITIVE * len(lines):
+        return
+    # a line of its own, not the indented continuation of a record (a frame of a traceback)
+    rare = [
+        i for i, key in enumerate(kinds) if key and counts[key] == 1 and lines[i][:1] not in " \t"
+    ]
+    if len(rare) <= MAX_RARE:
+        for i in rare:
+            mark(i, RARE)
+            if i > 0 and kinds[i - 1]:
+                mark(i - 1, LOW)  # what led to it: the record just before
 
 
 def _mark_ends(lines: list[str], mark: Mark) -> None:
@@ -291,7 +344,7 @@ def _mark_continuation(lines: list[str], i: int, first: bool, mark: Mark) -> Non
         line = lines[j]
         if not first:
             mark(j, FLOOR)
-        elif j == last or _EXCEPTION.match(line) or stacktrace.HEADER.match(line):
+        elif j == last or _EXCEPTION.match(line.lstrip()) or stacktrace.HEADER.match(line):
             mark(j, HIGH)
             after_header = True
             continue

@@ -64,9 +64,12 @@ def _exported(body: str) -> int:
     return EXPORTED_METHOD if m.group("receiver") else EXPORTED
 
 
-def _is_heading(body: str, previous_blank: bool, next_line: str, code: bool = False) -> bool:
+def _is_heading(
+    body: str, previous_blank: bool, next_line: str, code: bool = False, previous: str = ""
+) -> bool:
     if _MARKDOWN.match(body):
-        return not code  # a `# comment` in code is no heading
+        # a `# comment` in code is no heading, nor a line of a block of `#` lines
+        return not code and not _BANNER.match(previous) and not _BANNER.match(next_line)
     return (
         previous_blank
         and bool(_MAN_HEADING.fullmatch(body.rstrip()))
@@ -84,13 +87,34 @@ def detect(text: str, hint: Hint) -> bool:
         1
         for i, body in enumerate(bodies)
         if _is_heading(
-            body, i == 0 or not bodies[i - 1].strip(), bodies[i + 1] if i + 1 < len(bodies) else ""
+            body,
+            i == 0 or not bodies[i - 1].strip(),
+            bodies[i + 1] if i + 1 < len(bodies) else "",
+            previous=bodies[i - 1] if i else "",
         )
     )
     definitions = sum(1 for body in bodies if _CLASS.match(body) or _FUNCTION.match(body))
     if reading:
         return headings + definitions >= 2
-    return headings >= 3
+    return headings >= 3 and not _records(bodies)
+
+
+_BANNER = re.compile(r"#+(?:\s|$)")
+"""A `#` comment line: several in a row are a banner or a comment block, not headings."""
+_RECORD = re.compile(r"[\w.-]+[:=]\S")
+"""A `key:value` or `key=value` record (`used_memory:1024`, `net.core.somaxconn=4096`)."""
+
+
+def _in_banner(lines: list[str], i: int) -> bool:
+    """Whether line `i` is one of a block of `#` lines."""
+    return any(0 <= j < len(lines) and _BANNER.match(_body(lines[j])) for j in (i - 1, i + 1))
+
+
+def _records(bodies: list[str]) -> bool:
+    """Whether most of the lines under the headings are records, not a document's text: a
+    status or settings dump sectioned by `# Name` lines is no document."""
+    body = [b for b in bodies if b.strip() and not _MARKDOWN.match(b)]
+    return sum(1 for b in body if _RECORD.match(b)) * 2 > len(body)
 
 
 _KINDS = {
@@ -164,7 +188,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         outline += 1
     for i in found["dunder"]:
         raise_to(i, DUNDER)
-    headings = [] if code else list(found["markdown"])
+    headings = [] if code else [i for i in found["markdown"] if not _in_banner(lines, i)]
     for i in found["man"]:
         previous_blank = i == 0 or not _body(lines[i - 1]).strip()
         following_line = _body(lines[i + 1]) if i + 1 < n else ""

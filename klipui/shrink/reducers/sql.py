@@ -335,6 +335,27 @@ def _shares(lines: list[str], nodes: list[tuple[int, float, int]]) -> list[float
     ]
 
 
+_ACTUAL_ROWS = re.compile(r"\(actual (?:time=\S+ )?rows=(\d+) loops=(\d+)\)")
+_REMOVED = re.compile(r"^\s*Rows Removed by (?:Filter|Join Filter|Index Recheck): (\d+)")
+
+
+def _wasted(lines: list[str], node: int, stop: int) -> tuple[float, int]:
+    """The share of the rows a node read that its filter threw away (`Rows Removed by Filter`
+    against the rows it returned; 0 when it kept more than it threw away), and how many rows
+    that is: the node that throws away most is where an index is missing, however little time
+    it took, and ranks by that share too."""
+    m = _ACTUAL_ROWS.search(lines[node])
+    if m is None:
+        return 0.0, 0
+    kept = int(m.group(1)) * int(m.group(2))
+    removed = 0
+    for j in range(node + 1, min(stop, node + 12)):
+        r = _REMOVED.match(lines[j])
+        if r is not None:
+            removed += int(r.group(1)) * int(m.group(2))
+    return (removed / (removed + kept), removed) if removed > kept else (0.0, 0)
+
+
 def _mark_plan(lines: list[str], start: int, end: int, mark: Mark) -> int:
     """Plan nodes by their share of the root's time (or cost), details under their node,
     timings at the top. Returns how many lines are plan lines."""
@@ -353,10 +374,14 @@ def _mark_plan(lines: list[str], start: int, end: int, mark: Mark) -> int:
     if nodes:
         shares = _shares(lines, nodes)
         firsts = [node[0] for node in nodes]
+        stops = [*firsts[1:], end]
+        wasted = [_wasted(lines, i, stop) for i, stop in zip(firsts, stops, strict=True)]
+        worst = max(range(len(nodes)), key=lambda k: (wasted[k][1], -k))
+        shares[worst] = max(shares[worst], wasted[worst][0])
         for k, i in enumerate(firsts):
+            stop = stops[k]
             p = TOP - 2 if k == 0 else LOW + round(shares[k] * (HIGH - LOW - 2))
             mark(i, p)
-            stop = firsts[k + 1] if k + 1 < len(nodes) else end
             indent = _indent(lines[i])
             for j in range(i + 1, stop):
                 line = lines[j]

@@ -84,7 +84,8 @@ _HEADER = line_regex(
     r")$",
 )
 _FOREIGN = re.compile(
-    r"node_modules|node:internal|\(internal/|\binternal/|<anonymous>|site-packages|dist-packages"
+    r"node_modules|node:internal|\(internal/|\binternal/|\(<anonymous>\)|at <anonymous>$"
+    r"|site-packages|dist-packages"
     r"|/usr/lib/|/usr/local/lib/|lib/python\d|<frozen |\bjava\.base/|\bat (?:java|javax|sun|jdk"
     r"|kotlin|kotlinx|scala|org\.junit|org\.springframework|org\.apache|reactor|io\.netty)\."
     r"|/rustc/|\b(?:std|core|alloc)(?:\[[0-9a-f]+\])?::|\b__rustc\b|/usr/local/go/|\bruntime\.|/gems/|/ruby/\d|<internal:"

@@ -16,6 +16,7 @@ from klipui.shrink.reducers._patterns import (
     HIGH,
     LOW,
     MID,
+    TABLE_PRIORITY,
     TOP,
     Fitter,
     Lines,
@@ -26,6 +27,7 @@ from klipui.shrink.reducers._patterns import (
     line_regex,
     lines_containing,
     sample,
+    table_roles,
 )
 
 name = "tests"
@@ -249,6 +251,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             mark(i, LOW + 5)
     if not priority:
         return None
+    for i, role in table_roles(lines).items():
+        mark(i, TABLE_PRIORITY[role])  # a table (benchmarks, timings) keeps its header
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority)
     return finish(fitter.plan(), n)
@@ -454,6 +458,8 @@ def _mark_go_run(lines: list[str], header: int, mark: Mark) -> None:
 
 
 _PYTEST_LOCATION = re.compile(r"^\S+:\d+: ")
+_CHAINED = ("The above exception was the direct cause", "During handling of the above exception")
+"""Python's words between the exceptions of a chain."""
 
 
 def _mark_pytest(lines: list[str], start: int, end: int, marks: Marks) -> None:
@@ -461,10 +467,13 @@ def _mark_pytest(lines: list[str], start: int, end: int, marks: Marks) -> None:
     get = marks.get  # `Marks.mark` inlined: this loop reads every line of every section
     e_runs: list[int] = []
     locations: list[int] = []
+    seen_locations: set[str] = set()
     previous_e = False
     for i in range(start, end):
         line = lines[i]
-        if line[:1] == "E" and (line[1:2] == " " or len(line) == 1):  # `E` alone or `E ...`
+        if line.startswith(_CHAINED):
+            priority = MID  # where one exception of a chain ends and the next begins
+        elif line[:1] == "E" and (line[1:2] == " " or len(line) == 1):  # `E` alone or `E ...`
             if not previous_e:
                 e_runs.append(i)
                 priority = MID
@@ -475,7 +484,9 @@ def _mark_pytest(lines: list[str], start: int, end: int, marks: Marks) -> None:
             previous_e = False
             if ": " in line and _PYTEST_LOCATION.match(line):
                 locations.append(i)
-                priority = LOW
+                # the same place again (recursion) adds nothing but its depth
+                priority = LOW if line not in seen_locations else FLOOR
+                seen_locations.add(line)
             elif line.startswith(">"):
                 priority = LOW
             else:
@@ -485,6 +496,9 @@ def _mark_pytest(lines: list[str], start: int, end: int, marks: Marks) -> None:
     if e_runs:
         marks.mark(e_runs[0], HIGH - 1)
         marks.mark(e_runs[-1], HIGH)
+    own = next((i for i in locations if not _FOREIGN.search(lines[i])), None)
+    if own is not None:
+        marks.mark(own, MID)  # the first place in the user's code: the test's own line
     if locations:
         marks.mark(locations[-1], MID)
 
