@@ -6,10 +6,11 @@ held out: no rule, pattern or threshold may be written while looking at them, an
 `bench/shrink_quality.py` reports their recall separately. The assignment is fixed by the
 name alone, so nobody chooses which case lands where.
 
-The newest batch (`FRESH`: cases 113-199, captured on 2026-12-03 while the shrink engine was
-being tuned elsewhere, and merged only after that tuning ended) is "fresh" as a whole: nobody
-has looked at what the engine does with any of it. When a later batch is captured, this batch
-returns to the folds and the new one becomes fresh.
+The newest batch (`FRESH`: cases 300-399, captured on 2026-12-03 by two helpers who never ran
+the shrinker on them, while the engine was tuned elsewhere, and merged only after that tuning
+ended) is "fresh" as a whole: nobody has looked at what the engine does with any case of it.
+When a later batch is captured, this batch returns to the folds and the new one becomes fresh
+(cases 113-199 were the fresh batch before it and are now in the folds).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
