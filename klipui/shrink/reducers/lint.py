@@ -1,7 +1,9 @@
 """Linter output: rare rules whole, one example of each frequent rule, counts per rule.
 
-Handles ruff (full and concise), flake8, pylint, mypy, eslint (stylish and compact), golangci-lint
-and cargo clippy (its rustc errors come first). The linter's own summary lines are always kept.
+Handles ruff (full and concise), flake8, pylint, mypy, eslint (stylish and compact), golangci-lint,
+cargo clippy (its rustc errors come first) and any `path:line[:col]: message [Rule]` diagnostic
+(an optional `[SEVERITY] ` before it, as Checkstyle's plain format prints).
+The linter's own summary lines are always kept.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ _FORMATS = {
     "compact": r"(?P<compact>.+?: line \d+, col \d+, (?P<compact_sev>Error|Warning) - .* "
     r"\((?P<compact_code>[\w@/-]+)\))",
     "golangci": r"(?P<golangci>[\w./-]+\.go:\d+:\d+: .* \((?P<golangci_code>[\w-]+)\))",
+    "tagged": r"(?P<tagged>(?:\[(?P<tagged_sev>ERROR|WARN|WARNING|INFO)\] )?[^\s:\[][^:\n]*:\d+"
+    r"(?::\d+)?: .*? \[(?P<tagged_code>[A-Za-z][\w.-]*)\])",
     "rust": r"(?P<rust>(?P<rust_sev>warning|error)(?:\[(?P<rust_code>E\d{4})\])?: "
     r"(?!could not compile|aborting|build failed|`[^`]+` \(.*\) generated).*)",
 }
@@ -270,9 +274,10 @@ def _diagnostics(lines: Lines) -> list[_Diag]:
         elif kind == "mypy":
             code = m.group("mypy_code") or "mypy"
             out.append(_Diag(i, i + 1, code, 3 if m.group("mypy_sev") == "error" else 2, kind))
-        elif kind in ("eslint", "compact", "golangci"):
+        elif kind in ("eslint", "compact", "golangci", "tagged"):
             code = m.group(f"{kind}_code")
             sev = m.group(f"{kind}_sev") if kind != "golangci" else "error"
+            sev = sev or "warning"
             out.append(_Diag(i, i + 1, code, 2 if sev.lower() == "error" else 1, kind))
     return out
 

@@ -1,0 +1,68 @@
+"""Round 6 of the reducers: each rule on crafted text, checked to fail without the rule.
+
+A reducer either reads an output's shape right or declines; where a shape is a reducer's own (a
+located diagnostic with a rule tag is lint), the reducer understands it.
+"""
+
+from __future__ import annotations
+
+import random
+
+from klipui.shrink import Budget, Hint, detect_shape, shrink
+
+_RULES = ("FinalParameters", "LeftCurly", "MagicNumber", "DesignForExtension")
+
+
+def _tagged_lint(seed: int = 7) -> tuple[str, list[str]]:
+    """Hundreds of frequent rule hits around a few rare ones, each `[SEV] path:l:c: msg [Rule]`."""
+    rng = random.Random(seed)
+    lines = ["Starting audit..."]
+    rare = [
+        "[ERROR] src/a/Pump.java:9:5: Definition of 'equals()' without 'hashCode()'. [EqualsHash]",
+        '[WARN] src/b/Valve.java:19:13: switch without "default" clause. [MissingDefault]',
+        "[ERROR] src/c/Gauge.java:3:17: Using the '.*' form of import. [AvoidStarImport]",
+    ]
+    spots = sorted(rng.sample(range(50, 550), len(rare)))
+    for i in range(600):
+        if spots and i == spots[0]:
+            spots.pop(0)
+            lines.append(rare.pop(0))
+            continue
+        rule = rng.choice(_RULES)
+        lines.append(
+            f"[ERROR] src/pkg{i % 9}/Class{i % 31}.java:{i % 80 + 1}:{i % 40 + 3}: "
+            f"Finding number {i} of this frequent kind. [{rule}]"
+        )
+    lines += ["Audit done.", "Checkstyle ends with 603 errors."]
+    must = [
+        "Definition of 'equals()' without 'hashCode()'. [EqualsHash]",
+        'switch without "default" clause. [MissingDefault]',
+        "Using the '.*' form of import. [AvoidStarImport]",
+        "Checkstyle ends with 603 errors.",
+    ]
+    return "\n".join(lines) + "\n", must
+
+
+def test_tagged_diagnostics_are_lint_and_keep_every_rare_rule() -> None:
+    """`[SEV] path:line:col: message [Rule]` lines are lint diagnostics: the rare rules survive
+    whole among hundreds of frequent ones, with the per-rule counts."""
+    text, must = _tagged_lint()
+    assert detect_shape(text) == "lint"
+    out = shrink(text, Hint(tool="bash", command="java -jar audit.jar src"), Budget(2_500))
+    assert out.strategy == "lint"
+    assert len(out.content) <= 2_500
+    for needle in must:
+        assert needle in out.content
+    assert "FinalParameters x" in out.content
+
+
+def test_tagged_lint_without_severity_prefix() -> None:
+    """The severity prefix is optional; the rule tag must start with a letter (gcc's `[-Wx]` is
+    a compiler's, not a linter's)."""
+    text, _ = _tagged_lint(3)
+    bare = "\n".join(
+        line.split("] ", 1)[1] if line.startswith("[") else line for line in text.split("\n")
+    )
+    assert detect_shape(bare) == "lint"
+    gcc = "\n".join(f"src/f{i}.c:{i + 1}:5: note: value {i} is odd [-Wodd]" for i in range(40))
+    assert detect_shape(gcc + "\n") != "lint"
