@@ -66,3 +66,53 @@ def test_tagged_lint_without_severity_prefix() -> None:
     assert detect_shape(bare) == "lint"
     gcc = "\n".join(f"src/f{i}.c:{i + 1}:5: note: value {i} is odd [-Wodd]" for i in range(40))
     assert detect_shape(gcc + "\n") != "lint"
+
+
+def _doctest_run() -> str:
+    """A `cargo test --doc` run: doctest names hold spaces, so do their failure block headers."""
+    names = [f"src/m{i % 4}.rs - m{i % 4}::item_{i} (line {7 * i + 3})" for i in range(140)]
+    failed = {names[37], names[101]}
+    lines = ["   Doc-tests crate", "", f"running {len(names)} tests"]
+    lines += [f"test {n} ... {'FAILED' if n in failed else 'ok'}" for n in names]
+    lines += ["", "failures:", ""]
+    lines += [
+        f"---- {names[37]} stdout ----",
+        "Test executable succeeded, but it's marked `should_panic`.",
+        f"---- {names[101]} stdout ----",
+        "Test executable failed (exit status: 101).",
+        "",
+        "stderr:",
+        "",
+        "thread 'main' panicked at src/m1.rs:5:1:",
+        "assertion `left == right` failed",
+        "  left: 4126",
+        " right: 4127",
+        "stack backtrace:",
+    ]
+    for k in range(14):
+        lines += [
+            f"  {k:2}: core::panicking::frame_{k}",
+            f"      at /rustc/abc/library/core/x{k}.rs:1:1",
+        ]
+    lines += ["", "", "failures:", *(f"    {n}" for n in sorted(failed)), ""]
+    lines.append(
+        "test result: FAILED. 138 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; "
+        "finished in 3.10s"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def test_doctest_failure_blocks_are_failure_blocks() -> None:
+    """A cargo failure header names a doctest as `path - item (line N)`: its block (the panic's
+    left/right values, the should_panic verdict) is kept like any failing test's."""
+    text = _doctest_run()
+    out = shrink(text, Hint(tool="bash", command="cargo test --doc"), Budget(1_000))
+    assert out.strategy == "tests"
+    assert len(out.content) <= 1_000
+    for needle in (
+        "Test executable succeeded, but it's marked `should_panic`.",
+        "  left: 4126",
+        " right: 4127",
+        "test result: FAILED. 138 passed; 2 failed",
+    ):
+        assert needle in out.content

@@ -71,7 +71,7 @@ _HEADER = line_regex(
     r"^(?:"
     r"(?P<pytest>_{3,} \S.* _{3,})$"
     r"|(?P<mocha> {2}\d+\) \S.*)"
-    r"|(?P<cargo>---- \S+ stdout ----)$"
+    r"|(?P<cargo>---- \S[^\n]* stdout ----)$"
     r"|(?P<go>\s*--- FAIL: \S+)"
     r"|(?P<tap>\s*not ok \d+\b.*)"
     r"|(?P<jest>\s*● \S.*)"
