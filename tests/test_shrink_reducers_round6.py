@@ -116,3 +116,32 @@ def test_doctest_failure_blocks_are_failure_blocks() -> None:
         "test result: FAILED. 138 passed; 2 failed",
     ):
         assert needle in out.content
+
+
+def _sampled_table(rows: int = 60) -> str:
+    """Time-led rows of numbers under time-led column headers (what activity reporters print)."""
+    lines: list[str] = []
+    for block in range(3):
+        lines.append(f"10:00:{block:02}        DEV       tps     rkB/s     wkB/s    %util")
+        for r in range(rows):
+            lines.append(
+                f"10:00:{block + 1:02}      dev{r:<3} {r * 3.5:9.2f} {r * 1.25:9.2f} "
+                f"{(r * 7) % 500:9.2f} {r % 100:8.2f}"
+            )
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def test_time_led_rows_of_numbers_are_not_log_records() -> None:
+    """A log record is a time and a message; a time and columns of numbers is a sample of a
+    table, which the log reducer declines."""
+    assert detect_shape(_sampled_table()) != "log"
+
+
+def test_log_records_that_hold_numbers_stay_logs() -> None:
+    lines = [
+        f"10:00:{i % 60:02} INFO served request {i} in {i % 40} ms with status 200"
+        for i in range(80)
+    ]
+    lines[41] = "10:00:41 ERROR upstream refused connection after 3 retries"
+    assert detect_shape("\n".join(lines) + "\n") == "log"

@@ -23,7 +23,6 @@ from klipui.shrink.reducers._patterns import (
     Mark,
     Marks,
     finish,
-    is_log_line,
     kind,
     line_regex,
     lines_containing,
@@ -143,11 +142,28 @@ def detect(text: str, hint: Hint) -> bool:
     lines = [line for line in sample(text) if line.strip()]
     if len(lines) < 10:
         return False
-    shaped = sum(1 for line in lines if is_log_line(line))
+    shaped = sum(1 for line in lines if _is_record(line))
     if shaped >= len(lines) * 0.6:
         return True
     path = (hint.path or "").lower()
     return (path.endswith(".log") or "/log" in path) and shaped >= len(lines) * 0.2
+
+
+_NUMBER = re.compile(r"[-+]?\.?\d[\d.,:%/]*")
+
+
+def _is_record(line: str) -> bool:
+    """Whether `line` is a log record: it starts like one and is not a row of sampled numbers
+    (`12:00:01  all  82.41  0.00  13.57`: a time then mostly numeric columns is a table of
+    samples, as `sar`, `vmstat -t` or `iostat` print, not a record with a message)."""
+    m = LOG_LINE.match(line)
+    if m is None:
+        return False
+    fields = line[m.end() :].split()
+    if len(fields) < 3:
+        return True
+    numeric = sum(1 for field in fields if _NUMBER.fullmatch(field))
+    return numeric * 2 < len(fields)
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
