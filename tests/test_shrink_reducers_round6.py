@@ -145,3 +145,35 @@ def test_log_records_that_hold_numbers_stay_logs() -> None:
     ]
     lines[41] = "10:00:41 ERROR upstream refused connection after 3 retries"
     assert detect_shape("\n".join(lines) + "\n") == "log"
+
+
+def _sectioned(body: list[list[str]]) -> str:
+    """Blank-line-separated sections, each under a `name:` header line."""
+    out: list[str] = []
+    for k, lines in enumerate(body):
+        out += [f"part{k}/unit{k}.d:", *lines, ""]
+    return "\n".join(out) + "\n"
+
+
+def test_sections_of_prose_are_not_a_recursive_listing() -> None:
+    """`name:` headers over lines of prose (a runner's report grouped by file) are no `ls -R`:
+    the tree reducer declines."""
+    body = [
+        [f"(pass) group {k} > case number {i} works [0.{i}ms]" for i in range(20)] for k in range(4)
+    ]
+    assert detect_shape(_sectioned(body)) != "tree"
+
+
+def test_recursive_listings_stay_trees() -> None:
+    """One name a line, columns of names, and `ls -lR` rows are entries."""
+    plain = [[f"file_{k}_{i}.txt" for i in range(12)] for k in range(4)]
+    columns = [[f"a{i}.c  b{i}.h  c{i}.o" for i in range(6)] for k in range(4)]
+    long_rows = [
+        [
+            "total 24",
+            *(f"-rw-r--r-- 1 me me {100 + i} Dec  3 10:0{i % 10} f{i}.py" for i in range(8)),
+        ]
+        for k in range(4)
+    ]
+    for body in (plain, columns, long_rows):
+        assert detect_shape(_sectioned(body)) == "tree"

@@ -49,6 +49,20 @@ def _is_section(lines: list[str], i: int) -> bool:
     )
 
 
+_ENTRY = re.compile(r"total \d+|[-bcdlps][-rwxsStT]{9}[.+@]? .*|\S+(?:(?: {2,}|\t+)\S+)*")
+"""A line under an `ls -R` header: `total N`, an `ls -l` row, or names apart by two spaces or
+a tab (one name a line, or columns of them); a line of prose is none of these."""
+
+
+def _entries_share(nonblank: list[str], headers: int) -> float:
+    """The share of the lines under the section headers that are directory entries."""
+    body = len(nonblank) - headers
+    if body <= 0:
+        return 1.0
+    entries = sum(1 for line in nonblank if _ENTRY.fullmatch(line.strip())) - headers
+    return entries / body
+
+
 def detect(text: str, hint: Hint) -> bool:
     lines = sample_lines(text, 200, 0)
     if len(lines) < MIN_LINES:
@@ -57,7 +71,8 @@ def detect(text: str, hint: Hint) -> bool:
     paths = sum(1 for line in nonblank if _is_path(line))
     if nonblank and paths >= 0.8 * len(nonblank):
         return True
-    if sum(1 for i in range(len(lines)) if _is_section(lines, i)) >= 3:
+    sections = [i for i in range(len(lines)) if _is_section(lines, i)]
+    if len(sections) >= 3 and _entries_share(nonblank, len(sections)) >= 0.5:
         return True
     listing = bool(_LIST_COMMAND.search(hint.command or "")) or any(
         word in (hint.tool or "").lower() for word in ("glob", "ls", "list")
