@@ -177,3 +177,72 @@ def test_recursive_listings_stay_trees() -> None:
     ]
     for body in (plain, columns, long_rows):
         assert detect_shape(_sectioned(body)) == "tree"
+
+
+def _spec_run(distinct: list[tuple[str, list[str]]], copies: int = 8) -> str:
+    """A spec runner's report: distinct failures (a name and body lines), then copies of one
+    failure's shape that differ only in their numbers, then the totals."""
+    lines = ["." * 300 + "F" * (len(distinct) + copies), "", "Failures:", ""]
+    for k, (name, body) in enumerate(distinct, 1):
+        lines += [f"  {k}) {name}", *body, f"     # ./spec/ledger_spec.rb:{30 + k}", ""]
+    for c in range(copies):
+        k = len(distinct) + c + 1
+        batch = 11 + 100 * c
+        lines += [
+            f"  {k}) Ledger with batch {batch} totals batch {batch}",
+            f'     Failure/Error: it "totals batch {batch}" do expect(t).to eq({batch * 3}) end',
+            "",
+            f"       expected: {batch * 3}",
+            f"            got: {batch * 3 - 7}",
+            "",
+            "       (compared using ==)",
+            f"     # ./spec/ledger_spec.rb:{400 + c}",
+            "",
+        ]
+    lines += ["Finished in 1.2 seconds", f"{300 + k} examples, {k} failures", ""]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_line_after_the_failing_source_is_the_message() -> None:
+    """`Failure/Error: <source>` heads a failure; the line after it says what went wrong, in
+    words no vocabulary lists."""
+    messages = [
+        "nothing was raised where a RangeError was wanted",
+        "the header row went missing from the export",
+        "the filter dropped entries that share the prefix",
+    ]
+    distinct = [
+        (f"Ledger case {name}", [f'     Failure/Error: it "{name}" do run end', f"       {m}"])
+        for name, m in zip("abc", messages, strict=True)
+    ]
+    out = shrink(_spec_run(distinct), Hint(tool="bash", command="rspec"), Budget(1_300))
+    assert out.strategy == "tests"
+    for message in messages:
+        assert message in out.content
+
+
+def test_distinct_failures_outrank_copies_of_one_failure() -> None:
+    """Failures that repeat one shape (numbers aside) keep their first and last in full; the
+    copies between rank below every distinct failure."""
+    distinct = [
+        (
+            f"Ledger {what}",
+            [
+                f'     Failure/Error: it "{what}" do check end',
+                "",
+                f"       expected: {want}",
+                f"            got: {got}",
+            ],
+        )
+        for what, want, got in (
+            ("rounds half up", "2.5", "2.4"),
+            ("sorts by sku", '["a", "b"]', '["b", "a"]'),
+            ("names the currency", '"EUR"', "nil"),
+        )
+    ]
+    text = _spec_run(distinct)
+    out = shrink(text, Hint(tool="bash", command="rspec"), Budget(1_500))
+    assert out.strategy == "tests"
+    for needle in ("expected: 2.5", 'expected: ["a", "b"]', 'expected: "EUR"'):
+        assert needle in out.content
+    assert "expected: 33" in out.content and "expected: 2133" in out.content  # first, last copy

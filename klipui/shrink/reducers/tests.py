@@ -369,22 +369,58 @@ def _mark_blocks(
     """Give each line of each failure block its priority."""
     text_lines = lines.lines
     n = len(text_lines)
-    mark = marks.mark
+    copies = _middle_copies(text_lines, headers)
     for start, kind in headers:
         k = bisect_right(stops, start)
         end = stops[k] if k < len(stops) else n
         end = min(end, start + _MAX_BLOCK, n)
-        mark(start, HEADLINE)
-        if kind == "surefire" or kind == "mocha":
-            end = _until_blank_run(text_lines, start + 1, end, 2 if kind == "mocha" else 1)
-        elif kind == "go" or kind == "tap":
-            end = _until_dedent(text_lines, start, end, yaml=kind == "tap")
-        if kind == "pytest":
-            _mark_pytest(text_lines, start + 1, end, marks)
-            continue
-        if kind == "go":
-            _mark_go_run(text_lines, start, mark)
-        _mark_body(text_lines, start + 1, end, kind == "go", mark)
+        if start in copies:
+            block = Marks()
+            _mark_block(text_lines, start, end, kind, block)
+            for i, p in block.items():
+                marks.mark(i, max(FLOOR, p - _COPY_DEMOTION))
+        else:
+            _mark_block(text_lines, start, end, kind, marks)
+
+
+_NUMBERS = re.compile(r"\d+")
+_COPY_DEMOTION = MID - LOW
+"""How far a failure block that repeats another's shape ranks below a distinct one."""
+
+
+def _middle_copies(lines: list[str], headers: list[tuple[int, str]]) -> set[int]:
+    """The headers of failures that repeat an earlier failure's shape (header numbers masked)
+    and are not the last of that shape: the first and the last of a repeated failure say what
+    the copies between them say, so each distinct failure comes before them."""
+    keys = [_NUMBERS.sub("#", lines[start]) for start, _ in headers]
+    last = {key: k for k, key in enumerate(keys)}
+    seen: set[str] = set()
+    copies: set[int] = set()
+    for k, key in enumerate(keys):
+        if key in seen and last[key] != k:
+            copies.add(headers[k][0])
+        seen.add(key)
+    return copies
+
+
+def _mark_block(lines: list[str], start: int, end: int, kind: str, marks: Marks) -> None:
+    """Give each line of the failure block `[start, end)` its priority."""
+    mark = marks.mark
+    mark(start, HEADLINE)
+    if kind == "surefire" or kind == "mocha":
+        end = _until_blank_run(lines, start + 1, end, 2 if kind == "mocha" else 1)
+    elif kind == "go" or kind == "tap":
+        end = _until_dedent(lines, start, end, yaml=kind == "tap")
+    if kind == "pytest":
+        _mark_pytest(lines, start + 1, end, marks)
+        return
+    if kind == "go":
+        _mark_go_run(lines, start, mark)
+    _mark_body(lines, start + 1, end, kind == "go", mark)
+
+
+_SOURCE_LABELS = ("Failure/Error:",)
+"""Labels of the failing source line at the head of a failure block (RSpec's)."""
 
 
 def _mark_body(lines: list[str], start: int, end: int, go: bool, mark: Mark) -> None:
@@ -394,6 +430,7 @@ def _mark_body(lines: list[str], start: int, end: int, go: bool, mark: Mark) -> 
     seen_location = False
     seen_frame = -1  # the first user frame
     after_panic = False
+    after_source = False
     for i in range(start, end):
         line = lines[i]
         stripped = line.strip()
@@ -432,7 +469,12 @@ def _mark_body(lines: list[str], start: int, end: int, go: bool, mark: Mark) -> 
             mark(i, MID if not seen_location else LOW)
             seen_location = True
             continue
-        mark(i, LOW)
+        if stripped.startswith(_SOURCE_LABELS):
+            mark(i, LOW)  # the failing source line; what went wrong follows it
+            after_source = True
+            continue
+        mark(i, MID if after_source and not seen_message else LOW)
+        seen_message = seen_message or after_source
 
 
 _GO_PACKAGE_OK = re.compile(r"ok\s+\S+\s")
