@@ -60,11 +60,9 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "163-sysctl-a-net-vm-fs",
         "170-meson-setup-ninja-fail",
         # the fresh batch 300-379 (bench/corpus_folds.py FRESH), as measured when it was merged
-        "334-bun-test-failures-timeout-todo",
         "335-php-cli-warnings-then-fatal",
         "341-psql-vacuum-verbose-held-snapshot",
         "344-mariadb-analyze-format-json-joins",
-        "352-sar-A-all-activities-burst",
         "357-callgrind-annotate-auto-source",
         "369-ffprobe-json-streams-chapters",
         "376-mariadb-dump-verbose-invalid-view",
