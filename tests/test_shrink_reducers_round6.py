@@ -246,3 +246,27 @@ def test_distinct_failures_outrank_copies_of_one_failure() -> None:
     for needle in ("expected: 2.5", 'expected: ["a", "b"]', 'expected: "EUR"'):
         assert needle in out.content
     assert "expected: 33" in out.content and "expected: 2133" in out.content  # first, last copy
+
+
+def _steps_then_crash() -> str:
+    """Routine INFO records of steps, the last one running when a Python traceback ends it."""
+    lines = [
+        f"INFO  [runner.step] Running step {k:03} -> {k + 1:03}, task number {k}" for k in range(40)
+    ]
+    lines.append("Traceback (most recent call last):")
+    for k in range(30):
+        lines += [
+            f'  File "/opt/lib/site-packages/engine/layer{k}.py", line {k + 10}, in call',
+            f"    return self.inner{k}(value)",
+        ]
+    lines.append("engine.errors.StepFailed: the unique index could not be built: duplicates")
+    return "\n".join(lines) + "\n"
+
+
+def test_the_record_a_trace_follows_is_kept() -> None:
+    """The routine record just before a trace names the step that was running when it died."""
+    text = _steps_then_crash()
+    out = shrink(text, Hint(tool="bash", command="runner upgrade"), Budget(1_500))
+    assert out.strategy == "stacktrace"
+    assert "Running step 039 -> 040, task number 39" in out.content
+    assert "StepFailed: the unique index could not be built" in out.content

@@ -252,12 +252,14 @@ def _mark_around_headers(
     lines: list[str], headers: list[int], frames: set[int], priority: Marks
 ) -> None:
     """The message lines under a header (before its frames), the error or warning record a
-    header follows (`ERROR worker: batch 37 failed` above `Traceback ...`), and a `file:line`
+    header follows (`ERROR worker: batch 37 failed` above `Traceback ...`; a routine record
+    there lower, as the step that was running), and a `file:line`
     location a few lines above it (Node prints the source line and a caret there)."""
     n = len(lines)
     for i in headers:
-        if i and is_log_line(lines[i - 1]) and _LOGGED_NOTICE.match(lines[i - 1]):
-            priority.mark(i - 1, HIGH)
+        if i and is_log_line(lines[i - 1]):
+            # the record a trace follows says what the program was doing when it failed
+            priority.mark(i - 1, HIGH if _LOGGED_NOTICE.match(lines[i - 1]) else MID)
         for j in range(i + 1, min(n, i + 7)):
             if j in frames or j in priority:
                 break
