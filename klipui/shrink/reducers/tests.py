@@ -375,17 +375,15 @@ def _mark_blocks(
         end = stops[k] if k < len(stops) else n
         end = min(end, start + _MAX_BLOCK, n)
         if start in copies:
-            block = Marks()
-            _mark_block(text_lines, start, end, kind, block)
-            for i, p in block.items():
-                marks.mark(i, max(FLOOR, p - _COPY_DEMOTION))
+            marks.mark(start, HEADLINE - _COPY_DEMOTION)
         else:
             _mark_block(text_lines, start, end, kind, marks)
 
 
 _NUMBERS = re.compile(r"\d+")
 _COPY_DEMOTION = MID - LOW
-"""How far a failure block that repeats another's shape ranks below a distinct one."""
+"""How far the header of a copy between the first and last of a repeated failure ranks below a
+distinct failure's header (the copy's body is not marked: the first and last show it)."""
 
 
 def _middle_copies(lines: list[str], headers: list[tuple[int, str]]) -> set[int]:
