@@ -270,3 +270,35 @@ def test_the_record_a_trace_follows_is_kept() -> None:
     assert out.strategy == "stacktrace"
     assert "Running step 039 -> 040, task number 39" in out.content
     assert "StepFailed: the unique index could not be built" in out.content
+
+
+def test_a_failure_repeated_once_keeps_both_in_full() -> None:
+    """Two failures of one shape are its first and last: neither is a copy to rank down."""
+    distinct = [("Ledger rounds half up", ['     Failure/Error: it "rounds" do check end'])]
+    text = _spec_run(distinct, copies=2)
+    out = shrink(text, Hint(tool="bash", command="rspec"), Budget(len(text) - 200))
+    assert out.strategy == "tests"
+    for needle in ("expected: 33", "got: 26", "expected: 333", "got: 326"):
+        assert needle in out.content
+
+
+def test_a_middle_copy_is_still_named_when_there_is_room() -> None:
+    """The copies between the first and last keep their header line (which test failed)."""
+    distinct = [("Ledger rounds half up", ['     Failure/Error: it "rounds" do check end'])]
+    text = _spec_run(distinct, copies=6)
+    out = shrink(text, Hint(tool="bash", command="rspec"), Budget(2_400))
+    for c in range(6):
+        batch = 11 + 100 * c
+        assert f"Ledger with batch {batch} totals batch {batch}" in out.content
+
+
+def test_a_listing_with_some_spaced_names_stays_a_tree() -> None:
+    """A few names with one space (`My Notes.txt`) do not turn a listing into prose."""
+    body = [[f"file_{k}_{i}.txt" for i in range(10)] + ["My Notes.txt"] for k in range(4)]
+    assert detect_shape(_sectioned(body)) == "tree"
+
+
+def test_short_time_led_records_are_records() -> None:
+    """A time and one or two words is a record (too few columns to be a table row)."""
+    lines = [f"10:00:{i % 60:02} tick {i}" for i in range(60)]
+    assert detect_shape("\n".join(lines) + "\n") == "log"
