@@ -302,3 +302,28 @@ def test_short_time_led_records_are_records() -> None:
     """A time and one or two words is a record (too few columns to be a table row)."""
     lines = [f"10:00:{i % 60:02} tick {i}" for i in range(60)]
     assert detect_shape("\n".join(lines) + "\n") == "log"
+
+
+def _config_dump() -> str:
+    """A checker's warnings, then every file it read under a heading naming the file."""
+    lines = [
+        "checker: [warn] value out of range in /srv/app/conf/billing.conf:7",
+        "checker: the configuration is valid",
+    ]
+    for name in ("main", "audit", "billing", "ledger", "search", "worker"):
+        lines.append(f"# configuration file /srv/app/conf/{name}.conf:")
+        for k in range(1, 26):
+            value = "rate 9000%;" if (name, k) == ("billing", 7) else f"set_{k} {name}_value_{k};"
+            lines.append(f"    {value}")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_dumped_line_a_message_points_at_is_kept() -> None:
+    """Under headings that name files, `path:N` in a message points at the N-th line under that
+    file's heading: both are kept."""
+    text = _config_dump()
+    out = shrink(text, Hint(tool="bash", command="checker -T"), Budget(900))
+    assert out.strategy == "outline"
+    assert "    rate 9000%;" in out.content
+    assert "value out of range in /srv/app/conf/billing.conf:7" in out.content

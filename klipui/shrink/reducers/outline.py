@@ -160,6 +160,43 @@ def _find_lines(text: str, starts: list[int]) -> dict[str, list[int]]:
     return found
 
 
+MAX_FILE_HEADINGS = 200
+_FILE_HEADING = re.compile(r".*?\s(?P<path>/?[\w.@+~-]+(?:/[\w.@+~-]+)+):$")
+
+
+def _pointed_lines(
+    text: str, starts: list[int], lines: list[str], headings: list[int]
+) -> list[int]:
+    """A dump of files under headings that name them (`# configuration file /etc/x.conf:`):
+    the lines a message elsewhere in the output points at (`... in /etc/x.conf:11`), with the
+    message itself. The dumped file's line N is the N-th line under its heading."""
+    out: list[int] = []
+    if not headings:
+        return []
+    headings = sorted(headings)
+    following = [*headings[1:], len(lines)]
+    files = 0
+    for h, stop in zip(headings, following, strict=True):
+        m = _FILE_HEADING.match(lines[h])
+        if m is None:
+            continue
+        files += 1
+        if files > MAX_FILE_HEADINGS:
+            break  # one search of the text a file: a bounded number of them
+        needle = m.group("path") + ":"
+        pos = text.find(needle)
+        while pos != -1:
+            end = pos + len(needle)
+            digits = re.match(r"\d+", text[end : end + 9])
+            if digits:
+                number = int(digits.group())
+                i = bisect_right(starts, pos) - 1
+                if number > 0 and h + number < stop:
+                    out += [i, h + number]
+            pos = text.find(needle, end)
+    return out
+
+
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     split_text = split(text)
     lines, starts = split_text.lines, split_text.starts
@@ -206,6 +243,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
                     break
     if outline < 2:
         return None
+    for i in _pointed_lines(text, starts, lines, headings):
+        raise_to(i, HEADING)
     for i in range(min(n, FILE_HEAD)):
         raise_to(i, FILE_START)
     return [Keep(i, i + 1, priority[i]) for i in sorted(priority)]
