@@ -1,0 +1,52 @@
+"""What fuzzing the shrink engine found (bench/shrink_fuzz.py), each as a crafted regression, and
+a property over the fuzz generator (tests/shrink_fuzz_support.py) with a modest example count."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shrink_fuzz_support import FORCED, make_case
+from test_shrink_properties import check_idempotent, check_rules
+
+from klipui.shrink import Budget, Hint, shrink
+from klipui.shrink.salience import family
+
+ONLY = [*FORCED, None]
+
+
+def _check(text: str, hint: Hint, budget: Budget, only: str | None) -> None:
+    """The four rules, and no reducer failure in the note."""
+    chosen = [only] if only else None
+    result = shrink(text, hint, budget, only=chosen)
+    check_rules(text, result, budget)
+    check_idempotent(result, hint, budget, only=chosen)
+    assert "failed:" not in result.note, result.note
+
+
+# A long run without spaces made the name and id patterns of salience scan the rest of the run
+# from each of its characters: a 2 MB line took hours. Under the old patterns these never end.
+
+
+@pytest.mark.parametrize(
+    "line", ["x" * 1_000_000, "a-" * 300_000, "a." * 300_000, '"a' * 300_000, "‘" * 300_000]
+)
+def test_a_long_run_without_spaces_is_read_in_linear_time(line: str) -> None:
+    text = "x.c:1:1: warning: unused\n" + line + "\n#5 ERROR: process did not complete\n"
+    _check(text, Hint(tool="glob"), Budget(max_chars=92, max_lines=100), "docker")
+
+
+def test_families_still_ignore_names_paths_and_quotes() -> None:
+    assert family("see src/a.py and 'q' ok") == family("see lib/b/c.py and 'zz' ok")
+    assert family('read "x"y/z.txt: gone') == family('read "k"w.txt: gone')
+    assert family("‘a’ then ‘b’") == family("‘long name’ then ‘c’")
+    assert family("failed at a/b") != family("passed at a/b")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), only=st.sampled_from(ONLY))
+def test_rules_hold_on_fuzzed_inputs(seed: int, only: str | None) -> None:
+    case = make_case(random.Random(seed), only, limit=60_000)
+    _check(case.text, case.hint, case.budget, only)
