@@ -50,3 +50,10 @@ def test_families_still_ignore_names_paths_and_quotes() -> None:
 def test_rules_hold_on_fuzzed_inputs(seed: int, only: str | None) -> None:
     case = make_case(random.Random(seed), only, limit=60_000)
     _check(case.text, case.hint, case.budget, only)
+
+
+def test_csv_reads_a_quoted_row_holding_a_carriage_return() -> None:
+    # csv.reader raised "new-line character seen in unquoted field" on the lone `\r`
+    text = "x\n" + "f\n" * 5 + ",,\n" * 10 + 'y",,\r \n' + ",,\n" * 2 + ", l 9,\n"
+    text += '  File "x.py", line 9, in f\n' * 10
+    _check(text, Hint(), Budget(max_chars=385, max_lines=8), "csv")
