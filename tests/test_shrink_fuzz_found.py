@@ -57,3 +57,19 @@ def test_csv_reads_a_quoted_row_holding_a_carriage_return() -> None:
     text = "x\n" + "f\n" * 5 + ",,\n" * 10 + 'y",,\r \n' + ",,\n" * 2 + ", l 9,\n"
     text += '  File "x.py", line 9, in f\n' * 10
     _check(text, Hint(), Budget(max_chars=385, max_lines=8), "csv")
+
+
+def test_grep_reads_a_long_word_among_other_lines_in_linear_time() -> None:
+    # the pattern naming the kind of an "other" line scanned the rest of a word from each of
+    # its characters: a 200 kB word took minutes
+    text = "src/a.py:1:x = 1\nsrc/a.py:2:y = 2\n" + "z" * 200_000 + "\nsrc/b.py:3:z = 3\n"
+    _check(text, Hint(tool="grep"), Budget(max_chars=200), "grep")
+
+
+def test_grep_kinds_still_mask_paths_and_numbers() -> None:
+    text = "".join(f"src/m{i}.py:{i}:hit\n" for i in range(40))
+    text += "grep: a/b1: binary file matches\n" * 3 + "grep: c/d22: binary file matches\n"
+    result = shrink(text, Hint(tool="grep"), Budget(max_chars=400), only=["grep"])
+    check_rules(text, result, Budget(max_chars=400))
+    assert "grep: a/b1: binary file matches" in result.content
+    assert "grep: c/d22: binary file matches" in result.content
