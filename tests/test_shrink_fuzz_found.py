@@ -73,3 +73,13 @@ def test_grep_kinds_still_mask_paths_and_numbers() -> None:
     check_rules(text, result, Budget(max_chars=400))
     assert "grep: a/b1: binary file matches" in result.content
     assert "grep: c/d22: binary file matches" in result.content
+
+
+def test_a_one_row_budget_takes_no_region_summary() -> None:
+    # half of a one-row budget was 0, read as "no limit": the json region's summary lines were
+    # placed whole and the result had 6 rows for 1
+    record = '{"id":%d,"items":[{"qty":2,"sku":"SKU-%d"}],"status":"new","total":%d}'
+    body = '{"data":[' + ",".join(record % (i, i * 7, i * 13) for i in range(200)) + "]}"
+    text = "\n" * 12 + "HTTP/1 302\n\n\n\nHTTP/1 200\n\n\n\n\n\n\n" + body
+    for budget in (Budget(2355, 1, 2), Budget(2355, 1, 0), Budget(2355, 2, 0)):
+        _check(text, Hint(), budget, None)
