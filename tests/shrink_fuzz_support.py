@@ -162,6 +162,10 @@ QUERIES = [None, "", "error", "why did the test fail", "(((", "[a-", "*+?", "\\"
 EXIT_CODES = [None, 0, 1, 2, 127, 137, 255, -9, -1, 2**70]
 
 
+MAX_TEXT = 3_000_000
+"""Texts are cut to this many characters (a few long lines repeated would make gigabytes)."""
+
+
 @dataclass(frozen=True)
 class Case:
     """One fuzz call: `shrink(text, hint, budget, only=only)`."""
@@ -291,7 +295,7 @@ def make_text(rng: random.Random) -> str:
         text += newline
     elif roll < 0.45 and text:
         text = text[: rng.randint(0, len(text))]  # cut mid-line
-    return text
+    return text[:MAX_TEXT]
 
 
 def make_budget(rng: random.Random) -> Budget:
