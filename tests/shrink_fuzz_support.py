@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from klipui.shrink import BUILTIN_ORDER, Budget, Hint
+from klipui.shrink.pipeline import MIN_CHARS
+from klipui.shrink.text import count_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 sys.path.insert(0, str(ROOT / "bench"))
 from corpus_folds import part_of  # noqa: E402
 
+_DIGITS = re.compile(r"\d+")
 FORCED = [name for name in BUILTIN_ORDER if name != "size"]
 """Reducers that can be forced with `only=[name]` (`size` ends every chain anyway)."""
 
@@ -232,7 +236,7 @@ def _mutate_line(rng: random.Random, line: str) -> str:
         return line + "\r"
     if roll < 0.9:
         return f"\x1b[3{rng.randint(0, 7)}m{line}\x1b[0m"
-    return line * rng.randint(2, 20)
+    return line * min(rng.randint(2, 20), max(1, MAX_TEXT // (len(line) + 1)))
 
 
 def _special(rng: random.Random) -> list[str]:
@@ -261,6 +265,16 @@ def _special(rng: random.Random) -> list[str]:
     return [f"{rng.choice(WORDS)} {i}" for i in range(size)]
 
 
+def _within(lines: list[str]) -> list[str]:
+    """The leading lines that hold `MAX_TEXT` characters (the last one cut)."""
+    total = 0
+    for k, line in enumerate(lines):
+        total += len(line) + 2
+        if total > MAX_TEXT:
+            return [*lines[:k], line[: max(0, len(line) - (total - MAX_TEXT))]]
+    return lines
+
+
 def make_text(rng: random.Random) -> str:
     """A hostile text: real lines spliced, repeated, shuffled, cut, with hostile bytes."""
     blocks: list[list[str]] = []
@@ -279,13 +293,20 @@ def make_text(rng: random.Random) -> str:
         for _ in range(rng.randint(1, 30)):
             k = rng.randrange(len(lines))
             lines[k] = _mutate_line(rng, lines[k])
+    if lines and rng.random() < 0.1:
+        for k in rng.sample(range(len(lines)), max(1, len(lines) // 10)):
+            lines[k] = _mutate_line(rng, lines[k])
+    if lines and rng.random() < 0.1:
+        huge = rng.choice(["9" * 400, "1" * 5000, "0" * 300 + "7"])
+        lines = [_DIGITS.sub(huge, line) if rng.random() < 0.5 else line for line in lines[:500]]
     if lines and rng.random() < 0.15:
         k = rng.randrange(len(lines))
         lines[k:k] = [lines[k]] * rng.choice([2, 50, 2000])
     if lines and rng.random() < 0.05:
         k = rng.randrange(len(lines))
         lines[k] = lines[k] + "y" * 1_000_000
-    newline = rng.choice(["\n", "\n", "\r\n", "\r"])
+    lines = _within(lines)
+    newline = rng.choice(["\n", "\n", "\n", "\r\n", "\r\n", "\r", "\n\r", "\u2028", "\x85"])
     text = newline.join(lines)
     if rng.random() < 0.2:
         head = text[:50_000]
@@ -298,8 +319,12 @@ def make_text(rng: random.Random) -> str:
     return text[:MAX_TEXT]
 
 
-def make_budget(rng: random.Random) -> Budget:
-    """A budget across the whole allowed range."""
+def make_budget(rng: random.Random, text: str = "") -> Budget:
+    """A budget across the whole allowed range, or (sometimes) just under the size of `text`."""
+    if text and rng.random() < 0.2:
+        chars = max(MIN_CHARS, len(text) - rng.randint(0, 60))
+        lines = max(0, count_lines(text) - rng.randint(0, 3))
+        return Budget(chars, lines, rng.choice([0, 0, 1, 40]))
     chars = 0 if rng.random() < 0.1 else int(80 * (50_000 / 80) ** rng.random())
     lines = 0 if rng.random() < 0.3 else int(2_000 ** rng.random())
     cap = 0 if rng.random() < 0.5 else int(500 ** rng.random())
@@ -326,4 +351,5 @@ def make_case(rng: random.Random, only: str | None = "random", limit: int = 0) -
     text = make_text(rng)
     if limit:
         text = text[:limit]
-    return Case(text, make_hint(rng), make_budget(rng), (only,) if only is not None else None)
+    budget = make_budget(rng, text)
+    return Case(text, make_hint(rng), budget, (only,) if only is not None else None)
