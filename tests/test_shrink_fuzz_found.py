@@ -83,3 +83,21 @@ def test_a_one_row_budget_takes_no_region_summary() -> None:
     text = "\n" * 12 + "HTTP/1 302\n\n\n\nHTTP/1 200\n\n\n\n\n\n\n" + body
     for budget in (Budget(2355, 1, 2), Budget(2355, 1, 0), Budget(2355, 2, 0)):
         _check(text, Hint(), budget, None)
+
+
+def test_sql_reads_a_plan_node_with_a_400_digit_loop_count() -> None:
+    # weight * loops raised OverflowError: int too large to convert to float
+    node = (
+        "->  Seq Scan on t  (cost=0.00..1.00 rows=1 width=4) (actual time=0.1..0.2 rows=1 loops={})"
+    )
+    text = "QUERY PLAN\n" + "-" * 30 + "\n"
+    text += "Hash Join  (cost=1.00..9.00 rows=5 width=8) (actual time=0.5..3.0 rows=5 loops=1)\n"
+    text += "".join("  " + node.format("9" * 400 if i % 3 else i + 1) + "\n" for i in range(60))
+    text += "Planning Time: 0.1 ms\nExecution Time: 3.2 ms\n(62 rows)\n"
+    for only in ("sql", None):
+        _check(
+            text,
+            Hint(tool="bash", command="psql -c 'explain analyze select 1'"),
+            Budget(max_chars=1200),
+            only,
+        )

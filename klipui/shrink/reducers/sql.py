@@ -335,6 +335,14 @@ def _shares(lines: list[str], nodes: list[tuple[int, float, int]]) -> list[float
     ]
 
 
+MAX_LOOP_DIGITS = 12
+
+
+def _loops(digits: str | None) -> int:
+    """A node's loops, at most 12 digits of them (a 400-digit count overflows a float)."""
+    return int(digits.lstrip("0")[:MAX_LOOP_DIGITS] or 0) if digits else 1
+
+
 def _mark_plan(lines: list[str], start: int, end: int, mark: Mark) -> int:
     """Plan nodes by their share of the root's time (or cost), details under their node,
     timings at the top. Returns how many lines are plan lines."""
@@ -344,7 +352,7 @@ def _mark_plan(lines: list[str], start: int, end: int, mark: Mark) -> int:
         if m is None:
             continue
         if m.group("time") is not None:
-            nodes.append((i, float(m.group("time")), int(m.group("loops") or 1)))
+            nodes.append((i, float(m.group("time")), _loops(m.group("loops"))))
         elif m.group(0).endswith("(never executed)"):
             nodes.append((i, 0.0, 1))
         else:
