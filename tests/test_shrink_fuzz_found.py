@@ -101,3 +101,15 @@ def test_sql_reads_a_plan_node_with_a_400_digit_loop_count() -> None:
             Budget(max_chars=1200),
             only,
         )
+
+
+def test_gitlog_reads_a_stat_line_with_a_5000_digit_count() -> None:
+    # int() of more than 4,300 digits raised ValueError
+    def commit(k: int, count: str) -> str:
+        return (
+            f"commit {k:040x}\nAuthor: A <a@b>\nDate:   Mon Jan 1 00:00:00 2024 +0000\n\n"
+            f"    change {k}\n\n a/b{k}.py | {count} +++\n 1 file changed, 3 insertions(+)\n\n"
+        )
+
+    text = "".join(commit(k, "9" * 5000 if k == 5 else "3") for k in range(1, 40))
+    _check(text, Hint(tool="bash", command="git log --stat"), Budget(max_chars=2000), "gitlog")
