@@ -113,3 +113,12 @@ def test_gitlog_reads_a_stat_line_with_a_5000_digit_count() -> None:
 
     text = "".join(commit(k, "9" * 5000 if k == 5 else "3") for k in range(1, 40))
     _check(text, Hint(tool="bash", command="git log --stat"), Budget(max_chars=2000), "gitlog")
+
+
+def test_tests_reads_a_test_line_with_a_long_name_in_linear_time() -> None:
+    # `test \S+.* \.\.\. FAILED$` tried every split of a long name between `\S+` and `.*`
+    # (equivalent to `\S.*`, which tries none): 81 lines of 5,000 characters took a second
+    long = "test tests::kg_" + "1" * 60_000 + " ... ok\r"
+    text = "running 5 tests\n" + "test tests::a ... ok\n" * 30 + f"{long}\n" * 3
+    text += "test tests::b ... FAILED\n\nfailures:\n\ntest result: FAILED. 32 passed; 1 failed\n"
+    _check(text, Hint(tool="bash", command="cargo test"), Budget(max_chars=2000), "tests")
