@@ -727,7 +727,8 @@ def _by_regions(
     if summaries:
         pieces = _pieces(summaries, lines, layout)
         half_chars, half_rows = max_chars // 2, max_rows // 2
-        if not _fits(pieces, layout, half_chars, half_rows):
+        # half of one row is none (0 would mean no limit)
+        if (max_rows and not half_rows) or not _fits(pieces, layout, half_chars, half_rows):
             pieces = []
     order = salience.order(lines, hint, max_chars, found)
     pieces = _fill(pieces, layout, order, max_chars, max_rows)[0]

@@ -97,11 +97,14 @@ HEAD_FLOOR_SHARE = 9
 says what matters), taken before anything else; the next as many characters from each end rank
 at `END_BAND`."""
 _NAMES = re.compile(
-    r"\"[^\"\n]*\"|'[^'\n]*'|‘[^’\n]*’|“[^”\n]*”|`[^`\n]*`|\S*[/\\]\S*|\b\w*[_.]\w+"
-    r"|\b[A-Z][a-z0-9]+[A-Z]\w*"
+    r"\"[^\"\n]*\"|'[^'\n]*'|‘[^‘’\n]*’|“[^“”\n]*”|`[^`\n]*`"
+    r"|(?<![^\s/\\])[^\s/\\]*+[/\\]\S*|(?<=[\"'’”`])[^\s/\\\"'’”`]*+[/\\]\S*"
+    r"|\b\w*[_.]\w+|\b[A-Z][a-z0-9]+[A-Z]\w*"
 )
 """Quoted strings, paths, dotted, snake_case and CamelCase names: what varies between lines that
-say the same thing about different things."""
+say the same thing about different things. Linear in the line's length: a path is looked for only
+from the start of a word, a slash or a closing quote, and each scan stops where the next may
+begin (a scan from every character of a long run without spaces cost its square)."""
 REPETITIVE = 0.3
 """Share of lines in templates seen at least 3 times above which a unique template is rare."""
 MAX_BLOCK_STARTS = 4_000
@@ -120,10 +123,12 @@ MAX_ECHOES = 4
 ECHO = 420
 ECHO_BLOCK = 6
 _ID = re.compile(
-    r"[\w-]+\.\w+:\d+(?::\d+)?|0x[0-9a-fA-F]{4,}|\b\d{4,}\b|\b[A-Za-z_][\w-]*\d[\w-]*\b"
+    r"(?<![\w-])[\w-]+\.\w+:\d+(?::\d+)?|0x[0-9a-fA-F]{4,}|\b\d{4,}\b"
+    r"|\b[A-Za-z_][\w-]{0,99}\d[\w-]{0,99}\b"
 )
 """Ids: source locations (`main.rs:14:27`), addresses, numbers of 4 digits or more, names
-holding a digit."""
+holding a digit. Linear in the line's length: a location starts a word, a name's scan is bounded
+(a scan from every character of a long word cost its square)."""
 MAX_COLUMN_LINES = 20_000
 """Outputs with more lines are not read as tables (their templates must do)."""
 MIN_TABLE_ROWS = 12

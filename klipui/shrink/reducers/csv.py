@@ -181,7 +181,10 @@ OUTLIER_SAMPLE = 20_000
 
 def _split(line: str, delimiter: str) -> list[str]:
     if '"' in line:
-        return [f.strip() for f in next(csvlib.reader([line], delimiter=delimiter), [])]
+        try:
+            return [f.strip() for f in next(csvlib.reader([line], delimiter=delimiter), [])]
+        except csvlib.Error:
+            pass  # a carriage return inside the line: read its fields plainly
     return [f.strip() for f in line.split(delimiter)]
 
 

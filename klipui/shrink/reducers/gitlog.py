@@ -235,7 +235,9 @@ def _notable_lines(lines: Lines, full: bool) -> list[int]:
     if full:
         for i in lines.hits(_BIG_STAT):
             m = _STAT_FILE.match(text_lines[i])
-            if m and int(m.group(1)) >= BIG_CHANGE:
+            digits = m.group(1).lstrip("0") if m else ""
+            # a count of more than 4,300 digits cannot be an int: its length says it is big
+            if digits and (len(digits) > 9 or int(digits) >= BIG_CHANGE):
                 found.append(i)
     return found
 

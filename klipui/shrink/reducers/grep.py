@@ -112,7 +112,9 @@ def _rank_others(lines: list[str], parsed: list[re.Match[str] | None], priority:
             priority[i] = -1
 
 
-_KIND = re.compile(r"\S*[/\\]\S*|\d+")
+_KIND = re.compile(r"(?<![^\s/\\])[^\s/\\]*+[/\\]\S*|\d+")
+"""A word holding a path separator, or a number. A path is looked for from a word's start only
+(the same matches; a scan from each character of a long word cost its square)."""
 
 
 def _keeps(priority: list[int], breaks: set[int]) -> Plan:

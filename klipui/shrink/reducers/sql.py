@@ -335,6 +335,14 @@ def _shares(lines: list[str], nodes: list[tuple[int, float, int]]) -> list[float
     ]
 
 
+MAX_LOOP_DIGITS = 12
+
+
+def _loops(digits: str | None) -> int:
+    """A node's loops, at most 12 digits of them (a 400-digit count overflows a float)."""
+    return int(digits.lstrip("0")[:MAX_LOOP_DIGITS] or 0) if digits else 1
+
+
 _ACTUAL_ROWS = re.compile(r"\(actual (?:time=\S+ )?rows=(\d+) loops=(\d+)\)")
 _REMOVED = re.compile(r"^\s*Rows Removed by (?:Filter|Join Filter|Index Recheck): (\d+)")
 
@@ -343,16 +351,17 @@ def _wasted(lines: list[str], node: int, stop: int) -> tuple[float, int]:
     """The share of the rows a node read that its filter threw away (`Rows Removed by Filter`
     against the rows it returned; 0 when it kept more than it threw away), and how many rows
     that is: the node that throws away most is where an index is missing, however little time
-    it took, and ranks by that share too."""
+    it took, and ranks by that share too. Counts are read from at most 12 digits."""
     m = _ACTUAL_ROWS.search(lines[node])
     if m is None:
         return 0.0, 0
-    kept = int(m.group(1)) * int(m.group(2))
+    loops = _loops(m.group(2))
+    kept = _loops(m.group(1)) * loops
     removed = 0
     for j in range(node + 1, min(stop, node + 12)):
         r = _REMOVED.match(lines[j])
         if r is not None:
-            removed += int(r.group(1)) * int(m.group(2))
+            removed += _loops(r.group(1)) * loops
     return (removed / (removed + kept), removed) if removed > kept else (0.0, 0)
 
 
@@ -365,7 +374,7 @@ def _mark_plan(lines: list[str], start: int, end: int, mark: Mark) -> int:
         if m is None:
             continue
         if m.group("time") is not None:
-            nodes.append((i, float(m.group("time")), int(m.group("loops") or 1)))
+            nodes.append((i, float(m.group("time")), _loops(m.group("loops"))))
         elif m.group(0).endswith("(never executed)"):
             nodes.append((i, 0.0, 1))
         else:

@@ -75,7 +75,7 @@ _HEADER = line_regex(
     r"|(?P<go>\s*--- FAIL: \S+)"
     r"|(?P<tap>\s*not ok \d+\b.*)"
     r"|(?P<jest>\s*● \S.*)"
-    r"|(?P<vitest>\s*FAIL\s+\S+.* > .*)"
+    r"|(?P<vitest>\s*FAIL\s+\S.* > .*)"
     r"|(?P<unittest>(?:FAIL|ERROR): \w+ \(.*\))"
     r")",
 )
@@ -91,10 +91,10 @@ _SECTION = line_regex(r"^(?:={5,}|-{5,} Captured|failures:$|Failures:$)")
 
 _FAIL_LINE = line_regex(
     r"^(?:\s*(?:[✗×✕✖]|FAIL(?:ED)?\b|not ok\b)|.*\s(?:FAILED|ERROR)\s*(?:\[\s*\d+%\])?$"
-    r"|test \S+.* \.\.\. FAILED$|.*<<< (?:FAILURE|ERROR)!$)",
+    r"|test \S.* \.\.\. FAILED$|.*<<< (?:FAILURE|ERROR)!$)",
 )
 _PASS_LINE = re.compile(
-    r"^(?:\s*(?:[✓√✔]|PASS(?:ED)?\b|ok\s)|.*\sPASSED\b|test \S+.* \.\.\. ok$|\s*--- PASS:"
+    r"^(?:\s*(?:[✓√✔]|PASS(?:ED)?\b|ok\s)|.*\sPASSED\b|test \S.* \.\.\. ok$|\s*--- PASS:"
     r"|\[INFO\] Tests run: \d+, Failures: 0)",
 )
 _STRONG = re.compile(
@@ -166,7 +166,7 @@ def _kind(line: str) -> str:
 
 _SETUP = re.compile(
     r"(?:platform \S+ -- Python .*|rootdir: .*|(?:collecting \.\.\. )?collected \d+ items?.*"
-    r"|running \d+ tests?$|Running \S+.*\(target/\S+\)$|Test run started.*)"
+    r"|running \d+ tests?$|Running \S.*\(target/\S+\)$|Test run started.*)"
 )
 _SETUP_LINE = line_regex("^" + _SETUP.pattern)
 """`_SETUP` for a whole-text scan: each branch starts with a literal, so a newline-led scan
