@@ -138,6 +138,17 @@ COLUMN_RARE = 620
 COLUMN_TOP = 610
 HEADER_ROWS = 3
 """A header row is aligned with each of the next this many rows."""
+_KEY_VALUE = re.compile(r"[ \t]*([^\W\d][^:\n]{0,60}):[ \t]+(\S[^\n]{0,200})$")
+"""A `key: value` line (the key starts with a letter and holds no colon)."""
+MIN_KEY_VALUES = 5
+MAX_PEAK_ROWS = 200
+ODD_VALUE = 640
+"""A value of its own where more than half of a family of `key: value` lines (at least
+`MIN_KEY_VALUES`) or of a table's column share one value: above a column's rarest rows of a
+large table and weak signals, below headings and their first lines."""
+PEAK = 615
+"""The row with the largest value of a column of percentages: above the largest values of the
+columns of a large table."""
 MAX_HEADER_CHECKS = 2_000
 _WORDS_ONLY = re.compile(r"[ \t]*[^\W\d][^\d\n]*\S[ \t]{2,}[^\d\n]*\S[ \t]*$")
 """A line of at least two fields, some two apart by two spaces or more, and no digit."""
@@ -502,6 +513,8 @@ class Scores:
         self._echoes(strongest)
         self._distinct(t)
         self._columns()
+        self._odd_values()
+        self._table_peaks()
         self._table_headers()
         self._blocks()
         self._ends()
@@ -725,6 +738,82 @@ class Scores:
         for i, value in column_outliers(self.lines.lines, rows).items():
             self._raise(i, value)
 
+    def _odd_values(self) -> None:
+        """In a run of `key: value` lines, the keys that share their first word ask the same
+        question about different things; where more than half of them get one answer (`Not
+        affected`, `ok`, `0`), the lines with an answer of their own are the unusual ones."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        runs: dict[tuple[int, str], list[tuple[int, str]]] = {}
+        start, previous = 0, -2
+        for i, line in enumerate(self.lines.lines):
+            match = _KEY_VALUE.match(line)
+            if match is None:
+                continue
+            if i != previous + 1:
+                start = i
+            previous = i
+            key = (start, match.group(1).split(None, 1)[0].lower())
+            runs.setdefault(key, []).append((i, match.group(2).rstrip()))
+        for run in runs.values():
+            if len(run) < MIN_KEY_VALUES:
+                continue
+            values = Counter(value for _, value in run)
+            common = values.most_common(1)[0][1]
+            if common >= ROUTINE and common * 2 > len(run):
+                for k, value in run:
+                    if values[value] == 1:
+                        self._raise(k, ODD_VALUE)
+
+    def _table_peaks(self) -> None:
+        """Rows that stand out in a column of a table of any size, under its header row (read
+        down to a blank line or a row without digits): in a column of percentages (`Use%`,
+        `%util`) the row with its largest value (a full disk, a saturated device); in a column
+        where more than half of the rows share one value, the rows with a value of their own (the
+        one `RWE` among `R` and `RW`)."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        lines, checked = self.lines.lines, 0
+        for i, line in enumerate(lines):
+            if i + 1 >= self.n or not _WORDS_ONLY.match(line) or _property(line, lines[i + 1]):
+                continue
+            checked += 1
+            if checked > MAX_HEADER_CHECKS:
+                return
+            rows: list[tuple[int, list[tuple[int, int]]]] = []
+            for j in range(i + 1, min(self.n, i + 1 + MAX_PEAK_ROWS)):
+                if not _DIGIT.search(lines[j]):
+                    break
+                rows.append((j, _edges(lines[j])))
+            if len(rows) < MIN_KEY_VALUES:
+                continue
+            for a, b in _edges(line):
+                column = [(lines[j][c:d], j) for j, fields in rows for c, d in fields if c == a]
+                if "%" in line[a:b]:
+                    column = [(lines[j][c:d], j) for j, fields in rows for c, d in fields if d == b]
+                    self._peak(column)
+                else:
+                    self._odd(column, len(rows))
+
+    def _peak(self, column: list[tuple[str, int]]) -> None:
+        """The rows of `column` with its largest number, when its numbers differ."""
+        values = [(x, j) for text, j in column if (x := _number(text)) is not None]
+        if len(values) >= 2 and min(values)[0] != max(values)[0]:
+            top = max(values)[0]
+            for number, j in values:
+                if number == top:
+                    self._raise(j, PEAK)
+
+    def _odd(self, column: list[tuple[str, int]], rows: int) -> None:
+        """The rows of `column` with a value of their own, when more than half of the `rows`
+        (and at least `ROUTINE`) share one value."""
+        values = Counter(text for text, _ in column)
+        if len(values) < 2 or values.most_common(1)[0][1] * 2 <= max(rows, 2 * ROUTINE - 1):
+            return
+        for text, j in column:
+            if values[text] == 1:
+                self._raise(j, ODD_VALUE)
+
     def _table_headers(self) -> None:
         """A header row: a line of words without digits over rows with digits whose fields
         start or end where its fields do (`  flat  flat%   sum%   cum` over `0.61s  7.81% ...`)."""
@@ -734,6 +823,8 @@ class Scores:
         for i in range(self.n - HEADER_ROWS):
             line = lines[i]
             if not _WORDS_ONLY.match(line) or not _DIGIT.search(lines[i + 1]):
+                continue
+            if _property(line, lines[i + 1]):
                 continue
             checked += 1
             if checked > MAX_HEADER_CHECKS:
@@ -769,6 +860,14 @@ class Scores:
             self._raise(i, FLOOR)
         for i in range(max(0, last - 4), last):
             self._raise(i, FLOOR + 10)
+
+
+def _property(line: str, below: str) -> bool:
+    """True when `line` and the line `below` it are `key: value` lines of different keys: a
+    report of properties (`Model name:  AMD EPYC` over `CPU(s):  2`), not a table's header row
+    (`Average:  CPU  %usr` over `Average:  all  90.70` is one)."""
+    match, under = _KEY_VALUE.match(line), _KEY_VALUE.match(below)
+    return match is not None and under is not None and match.group(1) != under.group(1)
 
 
 def _edges(line: str) -> list[tuple[int, int]]:

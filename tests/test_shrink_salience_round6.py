@@ -1,0 +1,171 @@
+"""Salience, round 6: the unusual answer in a `key: value` report, property lines that are not
+table headers, and the rows that stand out in a table of any size."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_shrink_properties import check_idempotent, check_rules
+
+from klipui.shrink import Budget, Hint, shrink
+from klipui.shrink.salience import HEADING, ODD_VALUE, PEAK, Scores
+from klipui.shrink.text import split
+
+BASH = Hint(tool="bash")
+
+PROPERTIES = [
+    "Architecture:            x86_64",
+    "Byte Order:              Little Endian",
+    "Model name:              Generic CPU",
+    "Thread(s) per core:      1",
+    "Core(s) per socket:      2",
+    "Socket(s):               1",
+    "NUMA node(s):            1",
+]
+
+
+def _report(answers: list[str]) -> list[str]:
+    """A report of properties, then a family of checks (`Check NAME: answer`), each check's
+    name a word of its own."""
+    width = max([12, *(len(_name(k)) + 2 for k in range(len(answers)))])
+    return PROPERTIES + [
+        f"Check {_name(k)}:{' ' * (width - len(_name(k)))}{answer}"
+        for k, answer in enumerate(answers)
+    ]
+
+
+def _name(k: int) -> str:
+    """A word for `k`, without digits or hex letters: `ghi`, `jkl`, `ghj`..."""
+    letters = "ghijklmnopqrstuvwxyz"
+    word = ""
+    while True:
+        word += letters[k % len(letters)]
+        k //= len(letters)
+        if not k:
+            return word + "s"
+
+
+PAD = 12
+
+
+def _scores(lines: list[str], budget: int = 0) -> dict[int, int]:
+    """The scores of `lines` placed in the middle of an output (index 0 is `lines[0]`), away
+    from the ends that rank for where they are."""
+    before = [f"step {k} took {k * 37 % 90} ms" for k in range(PAD)]
+    after = [f"step {k} took {k * 53 % 90} ms" for k in range(PAD, 2 * PAD)]
+    text = "\n".join([*before, "", *lines, "", *after]) + "\n"
+    score = Scores(split(text), BASH, budget).score
+    return {i - PAD - 1: v for i, v in score.items() if PAD < i <= PAD + len(lines)}
+
+
+# the unusual answer in a key: value report ---------------------------------------------------
+
+
+def test_the_odd_answer_among_keys_of_one_family_ranks() -> None:
+    answers = ["Not affected"] * 9
+    answers[5] = "Vulnerable"
+    lines = _report(answers)
+    score = _scores(lines)
+    odd = len(PROPERTIES) + 5
+    assert score.get(odd, 0) >= ODD_VALUE
+    assert all(score.get(i, 0) < ODD_VALUE for i in range(len(PROPERTIES) + 1, odd))
+
+
+def test_no_odd_answer_when_answers_do_not_agree() -> None:
+    lines = _report([f"value {k}" for k in range(9)])
+    score = _scores(lines)
+    assert all(score.get(i, 0) < ODD_VALUE for i in range(len(PROPERTIES), len(lines)))
+
+
+def test_keys_of_different_families_are_not_compared() -> None:
+    # five properties with their own first words, each answered "yes" but one: no family
+    lines = [
+        "Alpha enabled:   yes",
+        "Beta enabled:    yes",
+        "Gamma enabled:   no",
+        "Delta enabled:   yes",
+        "Epsilon enabled: yes",
+    ]
+    score = _scores(lines)
+    assert score.get(2, 0) < ODD_VALUE
+
+
+def test_the_odd_answer_survives_a_tight_budget() -> None:
+    answers = ["Not affected"] * 30
+    answers[17] = "Vulnerable"
+    lines = [f"Setting {k:03}: {k * 37 % 101} units" for k in range(60)]
+    lines += _report(answers) + [f"Counter {k:03}: {k * 53 % 97}" for k in range(60)]
+    out = shrink("\n".join(lines) + "\n", BASH, Budget(max_chars=1200), only=[])
+    assert len(out.content) <= 1200
+    assert f"Check {_name(17)}:" in out.content and "Vulnerable" in out.content
+
+
+# property lines are not table headers --------------------------------------------------------
+
+
+def test_property_lines_are_not_header_rows() -> None:
+    score = _scores(PROPERTIES)
+    # `Model name:  Generic CPU` is over `Thread(s) per core:  1`: words over digits, aligned
+    assert score.get(2, 0) < HEADING
+
+
+def test_a_labelled_header_row_over_rows_of_the_same_label_is_still_one() -> None:
+    lines = ["Average:        CPU      %usr     %sys    %idle"]
+    lines += [
+        f"Average:        {k:<3}    {10 + k:5.2f}    {k:5.2f}    {80 - k:5.2f}" for k in range(4)
+    ]
+    score = _scores(lines)
+    assert score.get(0, 0) >= HEADING
+
+
+# rows that stand out in a table of any size --------------------------------------------------
+
+
+DF = [
+    "Filesystem     Type      Size  Used Avail Use% Mounted on",
+    "/dev/vda       ext4      252G   34G   69G  33% /",
+    "devtmpfs       devtmpfs   12G     0   12G   0% /dev",
+    "tmpfs          tmpfs      24G  2.3M   24G   1% /dev/shm",
+    "tmpfs          tmpfs      12G     0   12G   0% /sys/fs/cgroup",
+    "tmpfs          tmpfs      16M   16M     0 100% /mnt/cache",
+    "/dev/loop0     ext4       27M  2.1M   23M   9% /mnt/db",
+]
+
+
+def test_the_largest_percentage_of_a_small_table_ranks() -> None:
+    score = _scores(DF)
+    assert score.get(5, 0) >= PEAK
+    assert all(score.get(i, 0) < PEAK for i in (1, 2, 3, 4, 6))
+
+
+def test_equal_percentages_pick_no_row() -> None:
+    rows = [f"disk{k}          ext4      10G    5G    5G  50% /m{k}" for k in range(6)]
+    score = _scores([DF[0], *rows])
+    assert all(score.get(i, 0) < PEAK for i in range(1, 7))
+
+
+def test_the_odd_flag_of_a_small_table_ranks() -> None:
+    lines = ["  Type           Offset   FileSiz  Flg Align"]
+    flags = ["R  ", "R E", "R  ", "RW ", "RW ", "R  ", "RWE", "R  "]
+    for k, flag in enumerate(flags):
+        lines.append(f"  SEG{k}           0x{k:06x} 0x{k * 16:06x} {flag} 0x1000")
+    score = _scores(lines)
+    assert score.get(7, 0) >= ODD_VALUE
+    assert all(score.get(i, 0) < ODD_VALUE for i in range(1, 9) if i != 7)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.sampled_from(["Not affected", "Vulnerable", "Mitigation; x", "ok"]), max_size=40),
+    st.lists(st.integers(0, 100), max_size=20),
+    st.integers(200, 3000),
+)
+def test_reports_and_tables_keep_the_rules(
+    answers: list[str], percents: list[int], budget: int
+) -> None:
+    lines = [*_report(answers), "", DF[0]]
+    lines += [f"dev{k}  ext4  10G  5G  5G {p:3}% /m{k}" for k, p in enumerate(percents)]
+    text = "\n".join(lines) + "\n"
+    out = shrink(text, BASH, Budget(max_chars=budget), only=[])
+    check_rules(text, out, Budget(max_chars=budget))
+    check_idempotent(out, BASH, Budget(max_chars=budget), only=[])
