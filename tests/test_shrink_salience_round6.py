@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from test_shrink_properties import check_idempotent, check_rules
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import HEADING, ODD_VALUE, PEAK, Scores
+from klipui.shrink.salience import HEADING, NONZERO, ODD_VALUE, PEAK, Scores
 from klipui.shrink.text import split
 
 BASH = Hint(tool="bash")
@@ -169,3 +169,49 @@ def test_reports_and_tables_keep_the_rules(
     out = shrink(text, BASH, Budget(max_chars=budget), only=[])
     check_rules(text, out, Budget(max_chars=budget))
     check_idempotent(out, BASH, Budget(max_chars=budget), only=[])
+
+
+# the few non-zero counts where a count is zero on most lines ---------------------------------
+
+
+def _vacuum(dead: dict[int, int]) -> list[str]:
+    """One report line per table: a dead-row count of zero but for the tables in `dead`."""
+    return [
+        f"table t{k}: {k * 7 + 3} rows remain, {dead.get(k, 0)} dead rows kept" for k in range(40)
+    ]
+
+
+def test_a_nonzero_count_among_zeros_ranks() -> None:
+    score = _scores(_vacuum({11: 160, 29: 5}))
+    assert score.get(11, 0) >= NONZERO and score.get(29, 0) >= NONZERO
+    assert all(score.get(i, 0) < NONZERO for i in range(1, 39) if i not in (11, 29))
+
+
+def test_nonzero_counts_that_are_common_are_routine() -> None:
+    score = _scores(_vacuum({k: k + 1 for k in range(0, 40, 3)}))
+    assert all(score.get(i, 0) < NONZERO for i in range(1, 39))
+
+
+def test_a_nonzero_count_survives_a_tight_budget() -> None:
+    lines: list[str] = []
+    for k in range(60):
+        lines += [
+            f"INFO: vacuuming t{k}",
+            f"pages: {k * 3 + 1} scanned",
+            f"tuples: {k * 7 + 2} remain, {2 if k == 37 else 0} are dead",
+        ]
+    text = "\n".join(lines) + "\n"
+    out = shrink(text, BASH, Budget(max_chars=900), only=[])
+    assert len(out.content) <= 900 and "tuples: 261 remain, 2 are dead" in out.content
+
+
+# a family whose every member is named once has no odd member ---------------------------------
+
+
+def test_a_family_of_names_each_seen_once_has_no_odd_member() -> None:
+    names = [_name(k) for k in range(30)]
+    lines = [f'suite "{name}": 4 tests passed in 20 files' for name in names]
+    lines += ['suite "aaa": 4 tests passed in 20 files'] * 3
+    score = _scores(lines)
+    raised = [i for i in range(1, 29) if score.get(i, 0) > 700]
+    assert not raised

@@ -141,6 +141,12 @@ HEADER_ROWS = 3
 _KEY_VALUE = re.compile(r"[ \t]*([^\W\d][^:\n]{0,60}):[ \t]+(\S[^\n]{0,200})$")
 """A `key: value` line (the key starts with a letter and holds no colon)."""
 MIN_KEY_VALUES = 5
+_COUNT = re.compile(r"\b\d+(?:\.\d+)?\b")
+NONZERO = 640
+MAX_ODD = 6
+"""A line whose number is not zero where that number is zero on most lines of its template (on
+all but at most a quarter of them, and at most `MAX_ODD` lines); `MAX_ODD` bounds the odd
+values of a family or a column too."""
 MAX_PEAK_ROWS = 200
 ODD_VALUE = 640
 """A value of its own where more than half of a family of `key: value` lines (at least
@@ -515,6 +521,7 @@ class Scores:
         self._columns()
         self._odd_values()
         self._table_peaks()
+        self._nonzero(t)
         self._table_headers()
         self._blocks()
         self._ends()
@@ -622,11 +629,14 @@ class Scores:
     def _odd_members(self, t: _Templates, members: list[bytes], value: int) -> None:
         """The templates of a family seen once or twice while another is seen more often (the
         one `Could not resolve "lodash-es"` among many `Could not resolve "./util/fmtN.js"`)
-        rank at `value`, above the family's repeats."""
-        for g in members:
-            if t.counts[g] <= 2:
-                self._raise(t.first[g], value)
-                self._raise(t.last[g], value)
+        rank at `value`, above the family's repeats, unless they are most of the family's lines
+        (then each thing is named once: none is odd)."""
+        odd = [g for g in members if t.counts[g] <= 2]
+        if 2 * sum(t.counts[g] for g in odd) > sum(t.counts[g] for g in members):
+            return
+        for g in odd:
+            self._raise(t.first[g], value)
+            self._raise(t.last[g], value)
 
     def _counts_above_zero(self, t: _Templates, group_score: dict[int, int]) -> None:
         """In a template whose first line counts zero of a trouble (`failed=0`, `0 errors`), the
@@ -756,14 +766,31 @@ class Scores:
             key = (start, match.group(1).split(None, 1)[0].lower())
             runs.setdefault(key, []).append((i, match.group(2).rstrip()))
         for run in runs.values():
-            if len(run) < MIN_KEY_VALUES:
+            if len(run) >= MIN_KEY_VALUES:
+                for i in _odd_ones([(value, i) for i, value in run], len(run)):
+                    self._raise(i, ODD_VALUE)
+
+    def _nonzero(self, t: _Templates) -> None:
+        """In a template seen `ROUTINE` times or more, a number that is zero on most of its
+        lines marks the few lines where it is not (`0 are dead` on every table but three): at
+        most a quarter of the template's lines, the others routine."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        lines = self.lines.lines
+        numbers: dict[bytes, list[tuple[int, list[str]]]] = {}
+        for i, shape in enumerate(t.shapes):
+            if t.counts[shape] >= ROUTINE:
+                numbers.setdefault(shape, []).append((i, _COUNT.findall(lines[i])))
+        for rows in numbers.values():
+            width = len(rows[0][1])
+            if not width or any(len(found) != width for _, found in rows):
                 continue
-            values = Counter(value for _, value in run)
-            common = values.most_common(1)[0][1]
-            if common >= ROUTINE and common * 2 > len(run):
-                for k, value in run:
-                    if values[value] == 1:
-                        self._raise(k, ODD_VALUE)
+            most = min(MAX_ODD, max(1, len(rows) // 4))
+            for p in range(width):
+                others = [i for i, found in rows if found[p].strip("0.")]
+                if 0 < len(others) <= most:
+                    for i in others:
+                        self._raise(i, NONZERO)
 
     def _table_peaks(self) -> None:
         """Rows that stand out in a column of a table of any size, under its header row (read
@@ -805,14 +832,9 @@ class Scores:
                     self._raise(j, PEAK)
 
     def _odd(self, column: list[tuple[str, int]], rows: int) -> None:
-        """The rows of `column` with a value of their own, when more than half of the `rows`
-        (and at least `ROUTINE`) share one value."""
-        values = Counter(text for text, _ in column)
-        if len(values) < 2 or values.most_common(1)[0][1] * 2 <= max(rows, 2 * ROUTINE - 1):
-            return
-        for text, j in column:
-            if values[text] == 1:
-                self._raise(j, ODD_VALUE)
+        """The rows of a table's `column` with a value of their own (see `_odd_ones`)."""
+        for j in _odd_ones(column, rows):
+            self._raise(j, ODD_VALUE)
 
     def _table_headers(self) -> None:
         """A header row: a line of words without digits over rows with digits whose fields
@@ -860,6 +882,17 @@ class Scores:
             self._raise(i, FLOOR)
         for i in range(max(0, last - 4), last):
             self._raise(i, FLOOR + 10)
+
+
+def _odd_ones(values: list[tuple[str, int]], rows: int) -> list[int]:
+    """The lines of `(value, line)` pairs whose value is seen once, when more than half of the
+    `rows` (and at least `ROUTINE`) share one value and those lines are at most a quarter of
+    them and `MAX_ODD`: the few unusual answers where most agree."""
+    counts = Counter(value for value, _ in values)
+    if len(counts) < 2 or counts.most_common(1)[0][1] * 2 <= max(rows, 2 * ROUTINE - 1):
+        return []
+    odd = [i for value, i in values if counts[value] == 1]
+    return odd if len(odd) <= min(MAX_ODD, max(1, rows // 4)) else []
 
 
 def _property(line: str, below: str) -> bool:
