@@ -8,7 +8,15 @@ from hypothesis import strategies as st
 from test_shrink_properties import check_idempotent, check_rules
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import HEADING, NONZERO, ODD_VALUE, PEAK, Scores
+from klipui.shrink.salience import (
+    HEADING,
+    NONZERO,
+    ODD_VALUE,
+    PEAK,
+    SMALL_TABLE,
+    TABLE_ROW,
+    Scores,
+)
 from klipui.shrink.text import split
 
 BASH = Hint(tool="bash")
@@ -215,3 +223,43 @@ def test_a_family_of_names_each_seen_once_has_no_odd_member() -> None:
     score = _scores(lines)
     raised = [i for i in range(1, 29) if score.get(i, 0) > 700]
     assert not raised
+
+
+# the rows of a small table with details between them -----------------------------------------
+
+
+def _ports(rows: int) -> tuple[list[str], list[str]]:
+    """A table of `rows` rows, each followed by lines of details; and its rows."""
+    lines = ["PORT     STATE SERVICE    VERSION"]
+    kept: list[str] = []
+    for k in range(rows):
+        row = f"{3000 + 7 * k}/tcp open  svc{_name(k):<7}v{k}.{k % 3}"
+        kept.append(row)
+        lines.append(row)
+        lines += [f"|   banner of {_name(k)} part {_name(m)}: {_name(m * k)}" for m in range(4)]
+    return lines, kept
+
+
+def test_rows_of_a_small_table_between_their_details_rank() -> None:
+    lines, rows = _ports(5)
+    score = _scores(lines)
+    for row in rows:
+        assert score.get(lines.index(row), 0) >= TABLE_ROW
+    details = [i for i, line in enumerate(lines) if line.startswith("|")]
+    assert all(score.get(i, 0) < TABLE_ROW for i in details)
+
+
+def test_a_large_table_keeps_no_row_for_being_one() -> None:
+    lines, rows = _ports(SMALL_TABLE + 3)
+    score = _scores(lines)
+    assert all(score.get(lines.index(row), 0) < TABLE_ROW for row in rows[1:-1])
+
+
+def test_rows_of_a_small_table_survive_a_tight_budget() -> None:
+    lines, rows = _ports(6)
+    before = [f"scan step {k}: {k * 13 % 70} probes sent" for k in range(40)]
+    after = [f"script pass {k} done in {k * 11 % 50} ms" for k in range(40)]
+    text = "\n".join([*before, "", *lines, "", *after]) + "\n"
+    out = shrink(text, BASH, Budget(max_chars=1500), only=[])
+    assert len(out.content) <= 1500
+    assert all(row in out.content for row in rows)

@@ -155,6 +155,10 @@ large table and weak signals, below headings and their first lines."""
 PEAK = 615
 """The row with the largest value of a column of percentages: above the largest values of the
 columns of a large table."""
+SMALL_TABLE = 8
+TABLE_ROW = 630
+"""The rows of a table of at most `SMALL_TABLE` rows: below its odd values, above weak
+signals and a large table's outliers."""
 MAX_HEADER_CHECKS = 2_000
 _WORDS_ONLY = re.compile(r"[ \t]*[^\W\d][^\d\n]*\S[ \t]{2,}[^\d\n]*\S[ \t]*$")
 """A line of at least two fields, some two apart by two spaces or more, and no digit."""
@@ -521,6 +525,7 @@ class Scores:
         self._columns()
         self._odd_values()
         self._table_peaks()
+        self._small_tables()
         self._nonzero(t)
         self._table_headers()
         self._blocks()
@@ -821,6 +826,41 @@ class Scores:
                     self._peak(column)
                 else:
                     self._odd(column, len(rows))
+
+    def _small_tables(self) -> None:
+        """The rows of a small table: under a header row of three fields or more, down to a
+        blank line, the lines of as many fields as the header or more that start where it starts,
+        whose fields start or end where at least three of the header's do, and whose first fields
+        share a template (`3341/tcp`, `8081/tcp`); when other lines come between them (details of
+        a row) and there are at most `SMALL_TABLE` of them, each row is what the table says."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        lines, checked = self.lines.lines, 0
+        for i, line in enumerate(lines):
+            if i + 1 >= self.n or not _WORDS_ONLY.match(line) or _property(line, lines[i + 1]):
+                continue
+            header = _edges(line)
+            if len(header) < 3:
+                continue
+            checked += 1
+            if checked > MAX_HEADER_CHECKS:
+                return
+            starts: dict[bytes, list[int]] = {}
+            for j in range(i + 1, min(self.n, i + 1 + MAX_PEAK_ROWS)):
+                if not lines[j].strip():
+                    break
+                fields = _edges(lines[j])
+                if (
+                    len(fields) >= len(header)
+                    and fields[0][0] == header[0][0]
+                    and _aligned(header, fields) >= 3
+                ):
+                    first = lines[j][: fields[0][1]].encode("utf-8", "surrogatepass")
+                    starts.setdefault(first.translate(None, _TEMPLATE_DROP), []).append(j)
+            rows = max(starts.values(), key=len, default=[])
+            if 2 <= len(rows) <= SMALL_TABLE and rows[-1] - rows[0] >= len(rows):
+                for j in rows:
+                    self._raise(j, TABLE_ROW)
 
     def _peak(self, column: list[tuple[str, int]]) -> None:
         """The rows of `column` with its largest number, when its numbers differ."""
