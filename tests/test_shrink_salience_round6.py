@@ -15,6 +15,7 @@ from klipui.shrink.salience import (
     PEAK,
     SMALL_TABLE,
     TABLE_ROW,
+    WEAK,
     Scores,
 )
 from klipui.shrink.text import split
@@ -263,3 +264,35 @@ def test_rows_of_a_small_table_survive_a_tight_budget() -> None:
     out = shrink(text, BASH, Budget(max_chars=1500), only=[])
     assert len(out.content) <= 1500
     assert all(row in out.content for row in rows)
+
+
+# an explanation in parentheses is about the line above it -----------------------------------
+
+
+def _plan(explained: set[int]) -> list[str]:
+    lines: list[str] = []
+    for k in range(30):
+        if k in explained:
+            lines.append(f'  # resource["{_name(k)}"] will be replaced')
+            lines.append(f'  # (deprecated: key ["{_name(k)}"] was renamed)')
+        else:
+            lines.append(f'  # resource["{_name(k)}"] will be created')
+        lines.append(f'      + id = "{_name(k)}-{k}"')
+    return lines
+
+
+def test_the_line_an_explanation_is_about_ranks_with_it() -> None:
+    lines = _plan({19})
+    score = _scores(lines)
+    subject = lines.index(f'  # resource["{_name(19)}"] will be replaced')
+    explanation = score.get(subject + 1, 0)
+    assert explanation >= WEAK and score.get(subject, 0) == explanation - 5
+
+
+def test_a_run_of_parenthesised_lines_explains_nothing() -> None:
+    lines = ["(Reading database ... 5%", "(Reading database ... 50%"]
+    lines += ["(Reading database ... 100%", "(Reading database ... 2000 files installed.)"]
+    lines += [f"Unpacking pkg{_name(k)} ..." for k in range(20)]
+    lines[3] += " warning: 1 skipped"
+    score = _scores(lines)
+    assert score.get(2, 0) < score.get(3, 0) - 5

@@ -155,6 +155,7 @@ large table and weak signals, below headings and their first lines."""
 PEAK = 615
 """The row with the largest value of a column of percentages: above the largest values of the
 columns of a large table."""
+_EXPLANATION = re.compile(r"[ \t]*(?:[#>|*]+|//)?[ \t]*\(")
 SMALL_TABLE = 8
 TABLE_ROW = 630
 """The rows of a table of at most `SMALL_TABLE` rows: below its odd values, above weak
@@ -527,6 +528,7 @@ class Scores:
         self._table_peaks()
         self._small_tables()
         self._nonzero(t)
+        self._explained()
         self._table_headers()
         self._blocks()
         self._ends()
@@ -826,6 +828,19 @@ class Scores:
                     self._peak(column)
                 else:
                     self._odd(column, len(rows))
+
+    def _explained(self) -> None:
+        """A line that explains the one above it (it opens with a parenthesis, after its
+        indentation and a comment or quote mark: `# (because key ... is not in ...)`) is about
+        that line: when it ranks as a weak signal or more, the line above ranks just under it
+        (unless that one opens with a parenthesis too: a run of such lines is no explanation)."""
+        lines = self.lines.lines
+        for i, value in list(self.score.items()):
+            if value < WEAK or not i or not _EXPLANATION.match(lines[i]):
+                continue
+            above = lines[i - 1]
+            if above.strip() and not _EXPLANATION.match(above):
+                self._raise(i - 1, value - 5)
 
     def _small_tables(self) -> None:
         """The rows of a small table: under a header row of three fields or more, down to a
