@@ -157,9 +157,9 @@ PEAK = 615
 columns of a large table."""
 _EXPLANATION = re.compile(r"[ \t]*(?:[#>|*]+|//)?[ \t]*\(")
 SMALL_TABLE = 8
-TABLE_ROW = 630
-"""The rows of a table of at most `SMALL_TABLE` rows: below its odd values, above weak
-signals and a large table's outliers."""
+TABLE_ROW = 590
+"""The rows of a table of at most `SMALL_TABLE` rows whose rows are apart: below weak signals
+and a large table's outliers, above the end bands."""
 MAX_HEADER_CHECKS = 2_000
 _WORDS_ONLY = re.compile(r"[ \t]*[^\W\d][^\d\n]*\S[ \t]{2,}[^\d\n]*\S[ \t]*$")
 """A line of at least two fields, some two apart by two spaces or more, and no digit."""
