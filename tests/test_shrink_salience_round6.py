@@ -10,6 +10,7 @@ from test_shrink_properties import check_idempotent, check_rules
 from klipui.shrink import Budget, Hint, shrink
 from klipui.shrink.salience import (
     HEADING,
+    MAX_ODD,
     NONZERO,
     ODD_VALUE,
     PEAK,
@@ -17,6 +18,7 @@ from klipui.shrink.salience import (
     TABLE_ROW,
     WEAK,
     Scores,
+    _odd_ones,
 )
 from klipui.shrink.text import split
 
@@ -296,3 +298,13 @@ def test_a_run_of_parenthesised_lines_explains_nothing() -> None:
     lines[3] += " warning: 1 skipped"
     score = _scores(lines)
     assert score.get(2, 0) < score.get(3, 0) - 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["ok", "ok", "ok", "fail", "skip", "n/a", "odd1", "odd2"])))
+def test_odd_ones_are_few_unique_and_only_where_most_agree(values: list[str]) -> None:
+    odd = _odd_ones([(value, i) for i, value in enumerate(values)], len(values))
+    assert len(odd) <= min(MAX_ODD, max(1, len(values) // 4))
+    assert all(values.count(values[i]) == 1 for i in odd)
+    if odd:
+        assert max(values.count(v) for v in values) * 2 > len(values)
