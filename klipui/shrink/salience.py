@@ -143,6 +143,28 @@ COLUMN_RARE = 620
 COLUMN_TOP = 610
 HEADER_ROWS = 3
 """A header row is aligned with each of the next this many rows."""
+_KEY_VALUE = re.compile(r"[ \t]*([^\W\d][^:\n]{0,60}):[ \t]+(\S[^\n]{0,200})$")
+"""A `key: value` line (the key starts with a letter and holds no colon)."""
+MIN_KEY_VALUES = 5
+_COUNT = re.compile(r"\b\d+(?:\.\d+)?\b")
+NONZERO = 640
+MAX_ODD = 6
+"""A line whose number is not zero where that number is zero on most lines of its template (on
+all but at most a quarter of them, and at most `MAX_ODD` lines); `MAX_ODD` bounds the odd
+values of a family or a column too."""
+MAX_PEAK_ROWS = 200
+ODD_VALUE = 640
+"""A value of its own where more than half of a family of `key: value` lines (at least
+`MIN_KEY_VALUES`) or of a table's column share one value: above a column's rarest rows of a
+large table and weak signals, below headings and their first lines."""
+PEAK = 615
+"""The row with the largest value of a column of percentages: above the largest values of the
+columns of a large table."""
+_EXPLANATION = re.compile(r"[ \t]*(?:[#>|*]+|//)?[ \t]*\(")
+SMALL_TABLE = 8
+TABLE_ROW = 590
+"""The rows of a table of at most `SMALL_TABLE` rows whose rows are apart: below weak signals
+and a large table's outliers, above the end bands."""
 MAX_HEADER_CHECKS = 2_000
 _WORDS_ONLY = re.compile(r"[ \t]*[^\W\d][^\d\n]*\S[ \t]{2,}[^\d\n]*\S[ \t]*$")
 """A line of at least two fields, some two apart by two spaces or more, and no digit."""
@@ -507,6 +529,11 @@ class Scores:
         self._echoes(strongest)
         self._distinct(t)
         self._columns()
+        self._odd_values()
+        self._table_peaks()
+        self._small_tables()
+        self._nonzero(t)
+        self._explained()
         self._table_headers()
         self._blocks()
         self._ends()
@@ -614,11 +641,14 @@ class Scores:
     def _odd_members(self, t: _Templates, members: list[bytes], value: int) -> None:
         """The templates of a family seen once or twice while another is seen more often (the
         one `Could not resolve "lodash-es"` among many `Could not resolve "./util/fmtN.js"`)
-        rank at `value`, above the family's repeats."""
-        for g in members:
-            if t.counts[g] <= 2:
-                self._raise(t.first[g], value)
-                self._raise(t.last[g], value)
+        rank at `value`, above the family's repeats, unless they are most of the family's lines
+        (then each thing is named once: none is odd)."""
+        odd = [g for g in members if t.counts[g] <= 2]
+        if 2 * sum(t.counts[g] for g in odd) > sum(t.counts[g] for g in members):
+            return
+        for g in odd:
+            self._raise(t.first[g], value)
+            self._raise(t.last[g], value)
 
     def _counts_above_zero(self, t: _Templates, group_score: dict[int, int]) -> None:
         """In a template whose first line counts zero of a trouble (`failed=0`, `0 errors`), the
@@ -730,6 +760,142 @@ class Scores:
         for i, value in column_outliers(self.lines.lines, rows).items():
             self._raise(i, value)
 
+    def _odd_values(self) -> None:
+        """In a run of `key: value` lines, the keys that share their first word ask the same
+        question about different things; where more than half of them get one answer (`Not
+        affected`, `ok`, `0`), the lines with an answer of their own are the unusual ones."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        runs: dict[tuple[int, str], list[tuple[int, str]]] = {}
+        start, previous = 0, -2
+        for i, line in enumerate(self.lines.lines):
+            match = _KEY_VALUE.match(line)
+            if match is None:
+                continue
+            if i != previous + 1:
+                start = i
+            previous = i
+            key = (start, match.group(1).split(None, 1)[0].lower())
+            runs.setdefault(key, []).append((i, match.group(2).rstrip()))
+        for run in runs.values():
+            if len(run) >= MIN_KEY_VALUES:
+                for i in _odd_ones([(value, i) for i, value in run], len(run)):
+                    self._raise(i, ODD_VALUE)
+
+    def _nonzero(self, t: _Templates) -> None:
+        """In a template seen `ROUTINE` times or more, a number that is zero on most of its
+        lines marks the few lines where it is not (`0 are dead` on every table but three): at
+        most a quarter of the template's lines, the others routine."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        lines = self.lines.lines
+        numbers: dict[bytes, list[tuple[int, list[str]]]] = {}
+        for i, shape in enumerate(t.shapes):
+            if t.counts[shape] >= ROUTINE:
+                numbers.setdefault(shape, []).append((i, _COUNT.findall(lines[i])))
+        for rows in numbers.values():
+            width = len(rows[0][1])
+            if not width or any(len(found) != width for _, found in rows):
+                continue
+            most = min(MAX_ODD, max(1, len(rows) // 4))
+            for p in range(width):
+                others = [i for i, found in rows if found[p].strip("0.")]
+                if 0 < len(others) <= most:
+                    for i in others:
+                        self._raise(i, NONZERO)
+
+    def _table_peaks(self) -> None:
+        """Rows that stand out in a column of a table of any size, under its header row (read
+        down to a blank line or a row without digits): in a column of percentages (`Use%`,
+        `%util`) the row with its largest value (a full disk, a saturated device); in a column
+        where more than half of the rows share one value, the rows with a value of their own (the
+        one `RWE` among `R` and `RW`)."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        lines, checked = self.lines.lines, 0
+        for i, line in enumerate(lines):
+            if i + 1 >= self.n or not _WORDS_ONLY.match(line) or _property(line, lines[i + 1]):
+                continue
+            checked += 1
+            if checked > MAX_HEADER_CHECKS:
+                return
+            rows: list[tuple[int, list[tuple[int, int]]]] = []
+            for j in range(i + 1, min(self.n, i + 1 + MAX_PEAK_ROWS)):
+                if not _DIGIT.search(lines[j]):
+                    break
+                rows.append((j, _edges(lines[j])))
+            if len(rows) < MIN_KEY_VALUES:
+                continue
+            for a, b in _edges(line):
+                column = [(lines[j][c:d], j) for j, fields in rows for c, d in fields if c == a]
+                if "%" in line[a:b]:
+                    column = [(lines[j][c:d], j) for j, fields in rows for c, d in fields if d == b]
+                    self._peak(column)
+                else:
+                    self._odd(column, len(rows))
+
+    def _explained(self) -> None:
+        """A line that explains the one above it (it opens with a parenthesis, after its
+        indentation and a comment or quote mark: `# (because key ... is not in ...)`) is about
+        that line: when it ranks as a weak signal or more, the line above ranks just under it
+        (unless that one opens with a parenthesis too: a run of such lines is no explanation)."""
+        lines = self.lines.lines
+        for i, value in list(self.score.items()):
+            if value < WEAK or not i or not _EXPLANATION.match(lines[i]):
+                continue
+            above = lines[i - 1]
+            if above.strip() and not _EXPLANATION.match(above):
+                self._raise(i - 1, value - 5)
+
+    def _small_tables(self) -> None:
+        """The rows of a small table: under a header row of three fields or more, down to a
+        blank line, the lines of as many fields as the header or more that start where it starts,
+        whose fields start or end where at least three of the header's do, and whose first fields
+        share a template (`3341/tcp`, `8081/tcp`); when other lines come between them (details of
+        a row) and there are at most `SMALL_TABLE` of them, each row is what the table says."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        lines, checked = self.lines.lines, 0
+        for i, line in enumerate(lines):
+            if i + 1 >= self.n or not _WORDS_ONLY.match(line) or _property(line, lines[i + 1]):
+                continue
+            header = _edges(line)
+            if len(header) < 3:
+                continue
+            checked += 1
+            if checked > MAX_HEADER_CHECKS:
+                return
+            starts: dict[bytes, list[int]] = {}
+            for j in range(i + 1, min(self.n, i + 1 + MAX_PEAK_ROWS)):
+                if not lines[j].strip():
+                    break
+                fields = _edges(lines[j])
+                if (
+                    len(fields) >= len(header)
+                    and fields[0][0] == header[0][0]
+                    and _aligned(header, fields) >= 3
+                ):
+                    first = lines[j][: fields[0][1]].encode("utf-8", "surrogatepass")
+                    starts.setdefault(first.translate(None, _TEMPLATE_DROP), []).append(j)
+            rows = max(starts.values(), key=len, default=[])
+            if 2 <= len(rows) <= SMALL_TABLE and rows[-1] - rows[0] >= len(rows):
+                for j in rows:
+                    self._raise(j, TABLE_ROW)
+
+    def _peak(self, column: list[tuple[str, int]]) -> None:
+        """The rows of `column` with its largest number, when its numbers differ."""
+        values = [(x, j) for text, j in column if (x := _number(text)) is not None]
+        if len(values) >= 2 and min(values)[0] != max(values)[0]:
+            top = max(values)[0]
+            for number, j in values:
+                if number == top:
+                    self._raise(j, PEAK)
+
+    def _odd(self, column: list[tuple[str, int]], rows: int) -> None:
+        """The rows of a table's `column` with a value of their own (see `_odd_ones`)."""
+        for j in _odd_ones(column, rows):
+            self._raise(j, ODD_VALUE)
+
     def _table_headers(self) -> None:
         """A header row: a line of words without digits over rows with digits whose fields
         start or end where its fields do (`  flat  flat%   sum%   cum` over `0.61s  7.81% ...`)."""
@@ -739,6 +905,8 @@ class Scores:
         for i in range(self.n - HEADER_ROWS):
             line = lines[i]
             if not _WORDS_ONLY.match(line) or not _DIGIT.search(lines[i + 1]):
+                continue
+            if _property(line, lines[i + 1]):
                 continue
             checked += 1
             if checked > MAX_HEADER_CHECKS:
@@ -774,6 +942,25 @@ class Scores:
             self._raise(i, FLOOR)
         for i in range(max(0, last - 4), last):
             self._raise(i, FLOOR + 10)
+
+
+def _odd_ones(values: list[tuple[str, int]], rows: int) -> list[int]:
+    """The lines of `(value, line)` pairs whose value is seen once, when more than half of the
+    `rows` (and at least `ROUTINE`) share one value and those lines are at most a quarter of
+    them and `MAX_ODD`: the few unusual answers where most agree."""
+    counts = Counter(value for value, _ in values)
+    if len(counts) < 2 or counts.most_common(1)[0][1] * 2 <= max(rows, 2 * ROUTINE - 1):
+        return []
+    odd = [i for value, i in values if counts[value] == 1]
+    return odd if len(odd) <= min(MAX_ODD, max(1, rows // 4)) else []
+
+
+def _property(line: str, below: str) -> bool:
+    """True when `line` and the line `below` it are `key: value` lines of different keys: a
+    report of properties (`Model name:  AMD EPYC` over `CPU(s):  2`), not a table's header row
+    (`Average:  CPU  %usr` over `Average:  all  90.70` is one)."""
+    match, under = _KEY_VALUE.match(line), _KEY_VALUE.match(below)
+    return match is not None and under is not None and match.group(1) != under.group(1)
 
 
 def _edges(line: str) -> list[tuple[int, int]]:
