@@ -4,6 +4,7 @@ a property over the fuzz generator (tests/shrink_fuzz_support.py) with a modest 
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -122,3 +123,24 @@ def test_tests_reads_a_test_line_with_a_long_name_in_linear_time() -> None:
     text = "running 5 tests\n" + "test tests::a ... ok\n" * 30 + f"{long}\n" * 3
     text += "test tests::b ... FAILED\n\nfailures:\n\ntest result: FAILED. 32 passed; 1 failed\n"
     _check(text, Hint(tool="bash", command="cargo test"), Budget(max_chars=2000), "tests")
+
+
+# a table header line is read in linear time --------------------------------------------------
+
+_HEADER_BEFORE = re.compile(r"[ \t]*[^\W\d][^\d\n]*\S[ \t]{2,}[^\d\n]*\S[ \t]*$")
+"""The header pattern `_words_only` replaced: its two nested runs were quadratic."""
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(" \t\r\fab_é1.:%٣")), max_size=16))
+def test_words_only_reads_lines_as_the_header_pattern_did(line: str) -> None:
+    from klipui.shrink.salience import _words_only
+
+    assert _words_only(line) == (_HEADER_BEFORE.match(line) is not None)
+
+
+def test_lines_of_spaced_fields_ending_in_a_digit_are_scored() -> None:
+    line = "ab  " * 50_000 + "5x"  # the old pattern backtracked over every field pair
+    text = "\n".join([line, *(f"row {i}  {i * 3}  {i % 7}" for i in range(40)), line]) + "\n"
+    out = shrink(text, Hint(tool="bash"), Budget(max_chars=2000))
+    assert len(out.content) <= 2000

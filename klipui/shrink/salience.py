@@ -38,6 +38,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import NamedTuple
 
 from klipui.shrink.plan import Hint, Keep
@@ -166,8 +167,6 @@ TABLE_ROW = 590
 """The rows of a table of at most `SMALL_TABLE` rows whose rows are apart: below weak signals
 and a large table's outliers, above the end bands."""
 MAX_HEADER_CHECKS = 2_000
-_WORDS_ONLY = re.compile(r"[ \t]*[^\W\d][^\d\n]*\S[ \t]{2,}[^\d\n]*\S[ \t]*$")
-"""A line of at least two fields, some two apart by two spaces or more, and no digit."""
 _DIGIT = re.compile(r"\d")
 _FIELD = re.compile(r"\S+")
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*(?:\.\d+)?)[ \t]*(%|[KMGTkmgt](?:i?B)?|B|ms|s|us|µs)?")
@@ -261,6 +260,27 @@ def _gutter(line: str) -> int | None:
 
 
 _RULE = re.compile(r"^[ \t]*[-=+|:_ ]*[-=]{3,}[-=+|:_ ]*$", re.MULTILINE)
+
+
+_WORD_START = re.compile(r"[^\W\d]")
+_FIELD_GAP = re.compile(r"\S[ \t]{2,}")
+_GAP_AT = re.compile(r"[ \t]{2,}")
+
+
+def _words_only(line: str) -> bool:
+    """True for a header-like line: it starts with a letter, has two fields apart by two spaces
+    or more, and holds no digit but just before that gap or as its last character (`CPU0  CPU1`
+    is one). Read with linear scans: one regex with two nested runs took a time growing with the
+    square of a line of spaced fields."""
+    body = line.lstrip(" \t").rstrip(" \t")
+    if len(body) < 2 or not _WORD_START.match(body) or body[-1].isspace():
+        return False
+    digits = [m.start() for m in islice(_DIGIT.finditer(body, 1, len(body) - 1), 2)]
+    if not digits:
+        return _FIELD_GAP.search(body, 1) is not None
+    if len(digits) > 1:
+        return False
+    return _GAP_AT.match(body, digits[0] + 1) is not None
 
 
 def _templates(text: str) -> list[bytes]:
@@ -813,9 +833,7 @@ class Scores:
         if self.n > MAX_COLUMN_LINES:
             return
         lines, checked = self.lines.lines, 0
-        for i, line in enumerate(lines):
-            if i + 1 >= self.n or not _WORDS_ONLY.match(line) or _property(line, lines[i + 1]):
-                continue
+        for i, line in self._header_lines(self.n):
             checked += 1
             if checked > MAX_HEADER_CHECKS:
                 return
@@ -856,9 +874,7 @@ class Scores:
         if self.n > MAX_COLUMN_LINES:
             return
         lines, checked = self.lines.lines, 0
-        for i, line in enumerate(lines):
-            if i + 1 >= self.n or not _WORDS_ONLY.match(line) or _property(line, lines[i + 1]):
-                continue
+        for i, line in self._header_lines(self.n):
             header = _edges(line)
             if len(header) < 3:
                 continue
@@ -896,17 +912,23 @@ class Scores:
         for j in _odd_ones(column, rows):
             self._raise(j, ODD_VALUE)
 
+    def _header_lines(self, stop: int) -> Iterator[tuple[int, str]]:
+        """`(index, line)` of the lines before `stop` that may head a table (`_words_only`) over
+        a line that is not another `key: value` property of a report."""
+        lines = self.lines.lines
+        for i in range(min(stop, self.n - 1)):
+            line = lines[i]
+            if _words_only(line) and not _property(line, lines[i + 1]):
+                yield i, line
+
     def _table_headers(self) -> None:
         """A header row: a line of words without digits over rows with digits whose fields
         start or end where its fields do (`  flat  flat%   sum%   cum` over `0.61s  7.81% ...`)."""
         if self.n > MAX_COLUMN_LINES:
             return
         lines, checked = self.lines.lines, 0
-        for i in range(self.n - HEADER_ROWS):
-            line = lines[i]
-            if not _WORDS_ONLY.match(line) or not _DIGIT.search(lines[i + 1]):
-                continue
-            if _property(line, lines[i + 1]):
+        for i, line in self._header_lines(self.n - HEADER_ROWS):
+            if not _DIGIT.search(lines[i + 1]):
                 continue
             checked += 1
             if checked > MAX_HEADER_CHECKS:
