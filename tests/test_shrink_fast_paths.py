@@ -431,8 +431,11 @@ def test_early_stopping_fit_check_equals_the_total(
 def test_drop_by_priority_keeps_what_dropping_one_by_one_keeps(
     priorities: list[int], top: int, max_chars: int, max_rows: int, direction: str
 ) -> None:
-    """The galloping search (its survivors sorted when few, picked by rank when many) keeps
-    what dropping the pieces one at a time in the drop order until the plan fits keeps."""
+    """The galloping search (its survivors sorted when few, picked by rank when many) keeps the
+    protected pieces and the last `k` pieces of the drop order, for a `k` where they fit and the
+    next one more does not (a plan's cost is not monotone in what it keeps: dropping a piece
+    between two gaps merges their markers, so this is the property, not "the first fit when
+    dropping one at a time")."""
     n = len(priorities)
     priorities[top % n] = 5  # one protected piece
     lines = split("".join(f"line {i} {'x' * (i % 9)}\n" for i in range(n)), cache=False)
@@ -440,14 +443,33 @@ def test_drop_by_priority_keeps_what_dropping_one_by_one_keeps(
     plan: list[Keep | Summary] = [Keep(i, i + 1, p) for i, p in enumerate(priorities)]
     pieces = pipeline_module._pieces(plan, lines, layout)
     got = pipeline_module._drop_by_priority(list(pieces), layout, max_chars, max_rows, direction)
-    alive = list(range(n))
-    if not pipeline_module._fits(pieces, layout, max_chars, max_rows):
-        order = pipeline_module._drop_sequence(pieces, max(priorities), direction, None)
-        for i in order:
-            alive.remove(i)
-            if pipeline_module._fits([pieces[j] for j in alive], layout, max_chars, max_rows):
-                break
-    assert [(p.start, p.end) for p in got] == [(pieces[j].start, pieces[j].end) for j in alive]
+    spans = [(p.start, p.end) for p in got]
+    if pipeline_module._fits(pieces, layout, max_chars, max_rows):
+        assert spans == [(p.start, p.end) for p in pieces]
+        return
+    order = pipeline_module._drop_sequence(pieces, max(priorities), direction, None)
+
+    def survivors(kept: int) -> list[int]:
+        going = set(order[: len(order) - kept])
+        return [j for j in range(n) if j not in going]
+
+    def fits(kept: int) -> bool:
+        return pipeline_module._fits(
+            [pieces[j] for j in survivors(kept)], layout, max_chars, max_rows
+        )
+
+    matches = [
+        k
+        for k in range(len(order) + 1)
+        if [(pieces[j].start, pieces[j].end) for j in survivors(k)] == spans
+    ]
+    assert len(matches) == 1
+    kept = matches[0]
+    if fits(0):
+        assert fits(kept)
+        assert kept == len(order) or not fits(kept + 1)
+    else:
+        assert kept == 0
 
 
 # json reducer: the lowest weight of each line ----------------------------------------------------
