@@ -144,3 +144,24 @@ def test_lines_of_spaced_fields_ending_in_a_digit_are_scored() -> None:
     text = "\n".join([line, *(f"row {i}  {i * 3}  {i % 7}" for i in range(40)), line]) + "\n"
     out = shrink(text, Hint(tool="bash"), Budget(max_chars=2000))
     assert len(out.content) <= 2000
+
+
+# a text holding İ is lower-cased in C, its offsets kept ------------------------------------------
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("AbİiIßΣΩ1 \n")), max_size=30) | st.text(max_size=30))
+def test_lowering_keeps_every_offset(text: str) -> None:
+    from klipui.shrink.salience import _lower_in_place
+
+    lowered = _lower_in_place(text)
+    assert len(lowered) == len(text)
+    assert lowered == "İ".join(part.lower() for part in text.split("İ"))
+
+
+def test_a_signal_is_found_in_an_output_that_holds_a_dotted_capital_i() -> None:
+    routine = [f"İstanbul worker {i} synced {i * 7} rows in {i % 90} ms" for i in range(400)]
+    routine.insert(233, "İzmir worker 233 ERROR: disk full while writing shard 7")
+    text = "\n".join(routine) + "\n"
+    out = shrink(text, Hint(tool="bash"), Budget(max_chars=1500))
+    assert "İzmir worker 233 ERROR: disk full while writing shard 7" in out.content

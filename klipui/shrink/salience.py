@@ -262,9 +262,21 @@ def _gutter(line: str) -> int | None:
 _RULE = re.compile(r"^[ \t]*[-=+|:_ ]*[-=]{3,}[-=+|:_ ]*$", re.MULTILINE)
 
 
+_EXPANDING = "\u0130"
+"""The character whose lower case is two characters long (`İ` → `i̇`)."""
 _WORD_START = re.compile(r"[^\W\d]")
 _FIELD_GAP = re.compile(r"\S[ \t]{2,}")
 _GAP_AT = re.compile(r"[ \t]{2,}")
+
+
+def _lower_in_place(text: str) -> str:
+    """`text` lower-cased character for character, so that offsets stay: a character whose lower
+    case is longer (`İ`, the only one in Unicode 15) stays as it is. The text is lowered between
+    those characters in C; the character-by-character loop is kept for any other."""
+    lowered = _EXPANDING.join(part.lower() for part in text.split(_EXPANDING))
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
 
 
 def _words_only(line: str) -> bool:
@@ -571,7 +583,7 @@ class Scores:
         signal words are mentions."""
         lowered = rep_text.lower()
         if len(lowered) != len(rep_text):
-            lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in rep_text)
+            lowered = _lower_in_place(rep_text)
         tool = (self.hint.tool or "").lower()
         reading = any(word in tool for word in READ_TOOLS) or searching(self.hint)
         strong, mentions = _signals(
