@@ -285,3 +285,23 @@ def test_typed_scan_across_many_small_runs(
     target = tmp_path / ("session.jsonl.zstd" if compression else "session.jsonl")
     write_new(target, dsh.raise_records(source, source.events), compression=compression)
     scan_equals_full_read(target)
+
+
+def test_typed_scan_reads_blocks_of_odd_types(tmp_path: Path) -> None:
+    """A block whose `type` is not a string (a list, a number) gives no text in the typed scan,
+    as in the full read: the scan answers itself instead of raising."""
+    source = open_session(next(p for p in DSH_SAMPLES if p.name == "multi-turn.jsonl"))
+    lines = raised(source, source.events).splitlines()
+    odd = {
+        "content": [
+            {"type": ["text"], "text": "hidden"},
+            {"type": 7},
+            {"type": "text", "text": "seen"},
+        ]
+    }
+    lines.insert(3, orjson.dumps({"type": "user/message", "seq": 10**6, "time": 1, "data": odd}))
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    scanned = dsh.scan_info(path)
+    scan_equals_full_read(path)
+    assert scanned.events == len(open_session(path).events)

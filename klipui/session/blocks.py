@@ -11,45 +11,18 @@ TEXT_BLOCKS = frozenset({"text", "reasoning"})
 
 
 def iter_block_texts(blocks: Any, *, tool_calls: bool = True) -> Iterator[str]:
+    """The texts inside `blocks`, in order (see `block_texts`)."""
+    return iter(block_texts(blocks, tool_calls))
+
+
+def block_texts(blocks: Any, tool_calls: bool = True) -> list[str]:
     """The texts inside `blocks` (a list of blocks, a lone block or a bare string), in order.
 
     Text and reasoning blocks give their text, tool-call blocks their arguments (unless
     `tool_calls` is False), tool-result blocks the texts of their own content; images and
-    unknown blocks give nothing.
+    unknown blocks give nothing. Built as a list, without generators (for passes over whole
+    files).
     """
-    if isinstance(blocks, str):
-        if blocks:
-            yield blocks
-        return
-    if isinstance(blocks, dict):
-        blocks = (blocks,)
-    elif not isinstance(blocks, list | tuple):
-        return
-    for block in blocks:
-        if isinstance(block, str):
-            if block:
-                yield block
-            continue
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if not isinstance(kind, str):
-            continue
-        if kind in TEXT_BLOCKS:
-            text = block.get("text")
-            if isinstance(text, str) and text:
-                yield text
-        elif kind == "tool-call":
-            if tool_calls:
-                arguments = block.get("arguments")
-                if isinstance(arguments, str) and arguments:
-                    yield arguments
-        elif kind == "tool-result":
-            yield from iter_block_texts(block.get("content"), tool_calls=tool_calls)
-
-
-def block_texts(blocks: Any, tool_calls: bool = True) -> list[str]:
-    """`iter_block_texts` as a list, without generators (for passes over whole files)."""
     if isinstance(blocks, str):
         return [blocks] if blocks else []
     if isinstance(blocks, dict):

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from klipui.session.blocks import first_line
+from klipui.session.blocks import block_texts, first_line
 from klipui.session.jsonl import scan_chunks
 from klipui.session.model import SessionInfo
 from klipui.session.tokens import estimate_tokens
@@ -43,36 +43,7 @@ class Line(msgspec.Struct, gc=False):
     createdAt: Any = None
 
 
-_TEXT = frozenset({"text", "reasoning"})
 _CHUNK_ROWS = frozenset({"text-chunks", "reasoning-chunks", "tool-call-chunks"})
-
-
-def _texts(content: Any, tool_calls: bool) -> list[str]:
-    """Texts of decoded blocks, as `blocks.iter_block_texts` gives them."""
-    if isinstance(content, str):
-        return [content] if content else []
-    if isinstance(content, dict):
-        content = [content]
-    if not isinstance(content, list):
-        return []
-    out: list[str] = []
-    for block in content:
-        if isinstance(block, str):
-            if block:
-                out.append(block)
-        elif isinstance(block, dict):
-            kind = block.get("type")
-            if kind in _TEXT:
-                text = block.get("text")
-                if isinstance(text, str) and text:
-                    out.append(text)
-            elif kind == "tool-call":
-                arguments = block.get("arguments")
-                if tool_calls and isinstance(arguments, str) and arguments:
-                    out.append(arguments)
-            elif kind == "tool-result":
-                out.extend(_texts(block.get("content"), tool_calls))
-    return out
 
 
 class _Scan:
@@ -142,11 +113,11 @@ class _Scan:
         elif kind == "user/message":
             if self.in_turn and self.turns == 1 and not self.prompt_taken:
                 self.prompt_taken = True
-                self.prompt = first_line("\n".join(_texts(data.content, True))) or None
-            self._count(_texts(data.content, False))
+                self.prompt = first_line("\n".join(block_texts(data.content, True))) or None
+            self._count(block_texts(data.content, False))
         elif kind in ("assistant/message", "tool/result"):
             if data.message is not None:
-                self._count(_texts(data.message.content, False))
+                self._count(block_texts(data.message.content, False))
         elif kind == "tool/call" and isinstance(data.arguments, str) and data.arguments:
             self._count([data.arguments])
 
