@@ -25,16 +25,20 @@ EDIT_ARGS = {
     "new_string": f"x = 2{OSC52}\n\x9b2Jy = 3\x1bP+q\x1b\\\n",
 }
 PATCH = f"*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2{OSC52}\n*** End Patch"
+BIDI = "if (admin\u202e) {\u2066 // only\u2069 \u202c}"
+"""Bidirectional controls (a "Trojan Source" line): drawn raw they reorder what is shown."""
 RESULT = (
     "line one \x1b[31mred\x1b[0m\n"
     f"{CLICK}click me[/]\n"
     "\x07bell \x9d0;title\x9c tail\n"
     f"clip {OSC52} end\n"
+    f"{BIDI}\n"
 )
-PROMPT = f"fix it {CLICK}\x1b]0;title\x07 now"
+PROMPT = f"fix it {CLICK}\x1b]0;title\x07 now {BIDI}"
 CWD = f"/w/proj\x1b]0;t\x07{CLICK}"
-UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-"""What must never be drawn: C0 controls (a row holds no tab or newline), DEL and C1."""
+UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+"""What must never be drawn: C0 controls (a row holds no tab or newline), DEL, C1 and the
+bidirectional controls."""
 
 
 def _claude(record: dict[str, Any], state: dict[str, Any]) -> None:

@@ -5,15 +5,30 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from klipui.session.display import clean_line, clean_text, display_title
 from klipui.session.model import SessionInfo
 
-CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+CONTROLS = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{BIDI}]")
 ESCAPES = ["\x1b[?25l", "\x1b[2K", "\x1b[1;31m", "\x1b]0;title\x07", "\x1b]8;;x\x1b\\", "\x1bc"]
-OTHERS = ["\x9b2J", "\x07", "\x00", "\r\n", "\r", "\t", "\n", "plain ", "ünï ", "→ ", "[not-esc]"]
+OTHERS = [
+    "\x9b2J",
+    "\x07",
+    "\x00",
+    "\r\n",
+    "\r",
+    "\t",
+    "\n",
+    "plain ",
+    "ünï ",
+    "→ ",
+    "[not-esc]",
+    *BIDI,
+]
 PIECES = st.sampled_from([*ESCAPES, *OTHERS])
 
 
@@ -28,7 +43,12 @@ def test_no_control_survives(parts: list[str]) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cc",)), max_size=200))
+@given(
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cc",), blacklist_characters=BIDI),
+        max_size=200,
+    )
+)
 def test_text_without_controls_is_unchanged(text: str) -> None:
     assert clean_text(text) == text
     assert clean_line(text) == text
@@ -80,3 +100,17 @@ def test_a_broken_string_sequence_ends_with_its_line() -> None:
     assert clean_text(out) == "ok\nnext line\n\nmore\n\nlast"
     assert clean_text("a\x1b]0;t\x1b[1mb") == "ab"  # an OSC cut by another sequence
     assert clean_text("a\x1b]0;t\x9cb") == "ab"  # ended by the 8-bit ST
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u202a", "\u2066", "\u2069", "\u200f", "\u061c"])
+def test_bidirectional_controls_are_shown_as_code_points(control: str) -> None:
+    shown = f"[U+{ord(control):04X}]"
+    text = f"if (admin{control}) {{ ok }}\nnext"
+    assert clean_text(text) == f"if (admin{shown}) {{ ok }}\nnext"
+    assert clean_line(text) == f"if (admin{shown}) {{ ok }} next"
+
+
+def test_right_to_left_letters_are_left_as_they_are() -> None:
+    hebrew = "שלום עולם"
+    assert clean_text(hebrew) is hebrew
+    assert clean_line(hebrew) is hebrew

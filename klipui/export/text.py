@@ -7,15 +7,8 @@ import re
 
 from klipui.session.display import clean_text
 
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
-"""Bidirectional controls: they reorder what is shown (a "Trojan Source" trick)."""
-
-
-def untrusted(text: str) -> str:
-    """Text from a session made inert for any output: terminal escape sequences and control
-    characters removed, bidirectional controls shown as `[U+202E]`."""
-    text = clean_text(text)
-    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+untrusted = clean_text
+"""Text from a session made inert for any output (see `clean_text`)."""
 
 
 def size_label(text: str) -> str:

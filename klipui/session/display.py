@@ -27,25 +27,33 @@ terminator (BEL, ESC \\ or the 8-bit ST), or unterminated at the end of its line
 or broken sequence never hides the lines after it."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 """C0 controls but tab, LF and CR (handled apart), DEL, and the C1 controls."""
-_ANY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+"""Bidirectional controls: they reorder what the terminal shows (a "Trojan Source" trick), so
+each is shown as its code point, `[U+202E]`."""
+_ANY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def _code_point(match: re.Match[str]) -> str:
+    return f"[U+{ord(match.group()):04X}]"
 
 
 def clean_text(text: str) -> str:
-    """`text` without escape sequences and control characters; CR LF and lone CR become LF."""
+    """`text` without escape sequences and control characters, its bidirectional controls
+    shown as code points; CR LF and lone CR become LF."""
     if not _ANY.search(text):
         return text
     text = _ESCAPE.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("", text)
+    return _BIDI.sub(_code_point, _CONTROL.sub("", text))
 
 
 def clean_line(line: str) -> str:
-    """One line made safe to show, kept one line (CR dropped, LF and tab turned into a space:
-    a tab in a label would move the terminal's cursor to a tab stop)."""
+    """One line made safe to show as `clean_text` makes text, kept one line (CR dropped, LF and
+    tab turned into a space: a tab in a label would move the terminal's cursor to a tab stop)."""
     if not _ANY.search(line) and "\n" not in line and "\t" not in line:
         return line
     line = _ESCAPE.sub("", line).replace("\r", "").replace("\n", " ").replace("\t", " ")
-    return _CONTROL.sub("", line)
+    return _BIDI.sub(_code_point, _CONTROL.sub("", line))
 
 
 def display_title(info: SessionInfo) -> str:
