@@ -211,3 +211,47 @@ def test_terminal_safe_json_is_the_same_value_without_control_bytes(value: objec
         safe = terminal_safe_json(raw)
         assert not RAW_CONTROL.search(safe.replace(b"\n", b""))
         assert json.loads(safe) == value
+
+
+def on_terminal(*argv: str) -> bytes:
+    """What the real command writes when its stdout is a terminal (a pseudo-terminal), read
+    while it runs (a full terminal buffer would block it); the CR the terminal adds to each
+    newline taken out."""
+    import pty
+
+    controller, terminal = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "klipui", *argv], stdout=terminal, stderr=subprocess.DEVNULL
+        )
+        os.close(terminal)
+        chunks = []
+        with contextlib.suppress(OSError):  # EIO once the command has exited and all is read
+            while chunk := os.read(controller, 65536):
+                chunks.append(chunk)
+        assert process.wait(timeout=120) == 0
+        return b"".join(chunks).replace(b"\r\n", b"\n")
+    finally:
+        os.close(controller)
+
+
+def test_shrink_and_spill_show_clean_for_a_terminal_and_pass_bytes_to_a_pipe(
+    tmp_path: Path,
+) -> None:
+    output = tmp_path / "out.txt"
+    body = "".join(f"line {i} ok\n" for i in range(3000))
+    output.write_text(body + RESULT + "if (admin\u202e) {}\n", encoding="utf-8")
+    spills = tmp_path / "spills"
+    argv = ("shrink", "--max-chars", "600", "--spill-dir", str(spills), str(output))
+    shown = on_terminal(*argv)
+    assert_terminal_safe(shown)
+    assert b"[U+202E]" in shown and CLICK.encode() in shown
+    piped = klipui(*argv).stdout
+    assert PAYLOAD.encode() in piped and "\u202e".encode() in piped  # a filter changes nothing
+    (name,) = [p.stem for p in spills.iterdir()]
+    locator = f"spill:{name}"
+    original = on_terminal("spill", "--spill-dir", str(spills), "show", locator)
+    assert_terminal_safe(original)
+    assert original.startswith(b"line 0 ok\nline 1 ok\n") and b"[U+2066]" in original
+    raw = klipui("spill", "--spill-dir", str(spills), "show", locator).stdout
+    assert raw == output.read_bytes()

@@ -124,6 +124,7 @@ def _check_names(names: list[str] | None, known: set[str], option: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from klipui.session.display import clean_text
     from klipui.shrink import Budget, FileSpillStore, Hint, builtin_reducers, load_reducers, shrink
     from klipui.shrink.encoding import decode_wide, wide_encoding
     from klipui.shrink.pipeline import MIN_CHARS
@@ -216,6 +217,8 @@ def run(args: argparse.Namespace) -> int:
         out.write(payload.encode("ascii"))
     else:
         content = result.content
+        if sys.stdout.isatty():  # a filter passes bytes on; a terminal is not acted on
+            content = clean_text(content)
         if content and not content.endswith("\n"):
             content += "\n"
         out.write(content.encode("utf-8", "surrogateescape"))

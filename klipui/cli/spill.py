@@ -15,7 +15,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--spill-dir", metavar="D", help="the spill folder (default: user data)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    show = actions.add_parser("show", help="print an original byte for byte")
+    show = actions.add_parser(
+        "show", help="print an original byte for byte (on a terminal, cleaned of escape sequences)"
+    )
     show.add_argument("locator", metavar="LOCATOR", help="spill:<tool>-<hash>")
     actions.add_parser("ls", help="list saved originals, newest first")
     prune = actions.add_parser("prune", help="delete originals older than --max-age-hours")
@@ -35,6 +37,7 @@ def _age(seconds: float) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from klipui.cli._notice import fail
+    from klipui.session.display import clean_text
     from klipui.session.spilled import RefusedFile, read_regular
     from klipui.shrink.spill import FileSpillStore, SpillError
 
@@ -52,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"{args.locator}: not followed: {error}")
         except OSError as error:
             return fail(f"{args.locator}: {error.strerror or error}")
+        if sys.stdout.isatty():  # piped, the original goes on byte for byte
+            text = clean_text(data.decode("utf-8", "surrogateescape"))
+            data = text.encode("utf-8", "surrogateescape")
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return 0
