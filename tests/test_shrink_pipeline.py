@@ -292,6 +292,13 @@ def test_budget_too_small_is_refused() -> None:
         shrink(NUMBERED, Hint(), Budget(max_chars=20))
 
 
+def test_a_budget_passed_as_the_hint_is_named() -> None:
+    with pytest.raises(TypeError, match="hint must be a Hint, not Budget"):
+        shrink(NUMBERED, Budget(400))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="budget must be a Budget, not int"):
+        shrink(NUMBERED, Hint(), 400)  # type: ignore[arg-type]
+
+
 # the CLI pipe ------------------------------------------------------------------------------
 
 

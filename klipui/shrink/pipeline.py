@@ -1026,6 +1026,16 @@ def _identity(text: str) -> Shrunk:
     return Shrunk(text, False, "none", "", stats, None, spans)
 
 
+def _check_arguments(hint: object, budget: object) -> None:
+    """A hint or budget of the wrong type fails here, named, not deep inside a reducer."""
+    for name, value, expected in (("hint", hint, Hint), ("budget", budget, Budget)):
+        if not isinstance(value, expected):
+            raise TypeError(
+                f"shrink(): {name} must be a {expected.__name__}, not {type(value).__name__}"
+                f" (shrink(text, hint, budget): pass budget=Budget(...) by name)"
+            )
+
+
 def _check_budget(budget: Budget) -> None:
     if budget.max_chars < 0 or budget.max_lines < 0 or budget.max_line_chars < 0:
         raise ValueError("budget limits must be 0 (no limit) or positive")
@@ -1172,8 +1182,9 @@ def _shrink(
     disable: Sequence[str] | None,
     extra: Iterable[object],
 ) -> Shrunk:
-    hint = hint or Hint()
-    budget = budget or Budget()
+    hint = Hint() if hint is None else hint
+    budget = Budget() if budget is None else budget
+    _check_arguments(hint, budget)
     _check_budget(budget)
     if fits(text, budget.max_chars, budget.max_lines):
         return _identity(text)
