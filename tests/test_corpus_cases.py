@@ -46,6 +46,9 @@ def test_every_must_keep_entry_occurs_verbatim(case: Path) -> None:
     assert isinstance(keep, list) and 3 <= len(keep) <= 10
     assert all(isinstance(k, str) and k.strip() for k in keep)
     assert len(set(keep)) == len(keep), "a duplicated entry would count twice in recall"
+    assert not [k for k in keep if "\r" in k], (
+        "the benches read line ends as \\n: a CR never matches"
+    )
     missing = [k for k in keep if k not in text]
     assert not missing, f"not in output.txt: {missing}"
 
