@@ -130,6 +130,8 @@ _ID = re.compile(
 """Ids: source locations (`main.rs:14:27`), addresses, numbers of 4 digits or more, names
 holding a digit. Linear in the line's length: a location starts a word, a name's scan is bounded
 (a scan from every character of a long word cost its square)."""
+_QUOTED_NAME = re.compile(r"'([^'\s]{3,80})'|\"([^\"\s]{3,80})\"|`([^`\s]{3,80})`")
+"""A quoted name without spaces in a strong line (`'libs/metrics'`): an id of what failed."""
 MAX_COLUMN_LINES = 20_000
 """Outputs with more lines are not read as tables (their templates must do)."""
 MIN_TABLE_ROWS = 12
@@ -760,16 +762,22 @@ class Scores:
             return
         lines, n, text = self.lines.lines, self.n, self.lines.text
         sources = {j for i in strong[-MAX_ECHO_SOURCES:] for j in (i - 1, i, i + 1) if 0 <= j < n}
+        strong_set = set(strong[-MAX_ECHO_SOURCES:])
         tokens: dict[str, None] = {}
         for i in sorted(sources, reverse=True):
             for token in _ID.findall(lines[i]):
                 tokens.setdefault(token, None)
+            if i in strong_set:
+                for match in _QUOTED_NAME.finditer(lines[i]):
+                    tokens.setdefault(match.group(1) or match.group(2) or match.group(3), None)
         starts = self.lines.starts
         for token in list(tokens)[:MAX_ECHO_TOKENS]:
             found: list[int] = []
             position = text.find(token)
             while position >= 0 and len(found) <= MAX_ECHOES:
-                found.append(bisect_right(starts, position) - 1)
+                line = bisect_right(starts, position) - 1
+                if not found or found[-1] != line:
+                    found.append(line)
                 position = text.find(token, position + len(token))
             if len(found) > MAX_ECHOES:
                 continue
