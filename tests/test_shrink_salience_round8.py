@@ -50,3 +50,26 @@ def test_the_status_line_of_the_failed_module_survives_a_tight_budget() -> None:
     text = _submodules("delta")
     out = shrink(text, BASH, Budget(max_chars=len(text) * 2 // 3)).content
     assert "+deadbeef3 libs/delta (heads/main)" in out
+
+
+def _scan(open_ports: dict[int, str]) -> str:
+    """A port scan: a refused connection on every port but the open ones (port: service)."""
+    return "\n".join(
+        f"Connection to 10.0.0.1 {port} port [tcp/{open_ports[port]}] succeeded!"
+        if port in open_ports
+        else f"scan: connect to 10.0.0.1 port {port} (tcp) failed: Connection refused"
+        for port in range(1, 120)
+    )
+
+
+def test_an_exception_among_errors_that_are_most_of_the_output_outranks_their_middle() -> None:
+    lines = split(_scan({37: "time", 81: "web"}))
+    score = Scores(lines, BASH).score
+    refused_middle = max(score.get(i, 0) for i in range(20, 100) if i not in (36, 80))
+    assert min(score[36], score[80]) > refused_middle
+
+
+def test_the_open_ports_survive_the_salience_fallback() -> None:
+    text = _scan({37: "time", 81: "web"})
+    out = shrink(text, BASH, Budget(max_chars=2000), only=[]).content
+    assert "10.0.0.1 37 port" in out and "10.0.0.1 81 port" in out

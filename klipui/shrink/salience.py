@@ -647,6 +647,8 @@ class Scores:
                 self._raise(lo, value - 50)
                 if sum(t.counts[g] for g in members) > 2:
                     middle = REPEATED if value >= STRONG else min(value, DISTINCT)
+                    if 2 * sum(t.counts[g] for g in members) > self.n:
+                        middle = min(middle, DISTINCT)
                     for g in members:
                         spread[g] = max(spread.get(g, 0), middle)
                     if max(t.counts[g] for g in members) > 2:
