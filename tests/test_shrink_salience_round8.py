@@ -4,7 +4,7 @@ fields with a value of their own, and exceptions among repeated errors."""
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import ECHO, Scores
+from klipui.shrink.salience import ECHO, ODD_VALUE, Scores
 from klipui.shrink.text import split
 
 BASH = Hint(tool="bash")
@@ -73,3 +73,27 @@ def test_the_open_ports_survive_the_salience_fallback() -> None:
     text = _scan({37: "time", 81: "web"})
     out = shrink(text, BASH, Budget(max_chars=2000), only=[]).content
     assert "10.0.0.1 37 port" in out and "10.0.0.1 81 port" in out
+
+
+def _requests(odd: dict[int, str]) -> list[str]:
+    """Access records in `key=value` fields, every status 200 but the `odd` ones (line: status)."""
+    paths = ["/", "/cart", "/login", "/items", "/search", "/about"]
+    return [
+        f"at=info method=GET path={paths[k % len(paths)]} id=r{k:04} status={odd.get(k, '200')}"
+        f" bytes={300 + 37 * k}"
+        for k in range(40)
+    ]
+
+
+def test_a_key_value_field_with_an_answer_of_its_own_ranks() -> None:
+    lines = split("\n".join(_requests({17: "503"})))
+    score = Scores(lines, BASH).score
+    assert score.get(17, 0) >= ODD_VALUE
+    assert all(score.get(i, 0) < ODD_VALUE for i in range(5, 35) if i != 17)
+
+
+def test_no_field_is_odd_when_the_answers_do_not_agree() -> None:
+    statuses = {k: str(200 + k % 5) for k in range(40)}
+    lines = split("\n".join(_requests(statuses)))
+    score = Scores(lines, BASH).score
+    assert all(score.get(i, 0) < ODD_VALUE for i in range(5, 35))

@@ -149,6 +149,8 @@ HEADER_ROWS = 3
 _KEY_VALUE = re.compile(r"[ \t]*([^\W\d][^:\n]{0,60}):[ \t]+(\S[^\n]{0,200})$")
 """A `key: value` line (the key starts with a letter and holds no colon)."""
 MIN_KEY_VALUES = 5
+_PAIR = re.compile(r"(?<![\w.=-])([A-Za-z_][\w.-]{0,40})=([^\s,;&=]{1,80})")
+"""A `key=value` field (`status=200`, `rejected_calls=0`)."""
 _COUNT = re.compile(r"\b\d+(?:\.\d+)?\b")
 NONZERO = 640
 MAX_ODD = 6
@@ -564,6 +566,7 @@ class Scores:
         self._distinct(t)
         self._columns()
         self._odd_values()
+        self._odd_pairs()
         self._table_peaks()
         self._small_tables()
         self._nonzero(t)
@@ -822,6 +825,22 @@ class Scores:
         for run in runs.values():
             if len(run) >= MIN_KEY_VALUES:
                 for i in _odd_ones([(value, i) for i, value in run], len(run)):
+                    self._raise(i, ODD_VALUE)
+
+    def _odd_pairs(self) -> None:
+        """Fields `key=value` (`status=200`, `rejected_calls=0`) ask the same question on every
+        line that has them; where more than half of the lines with a key give one answer, the
+        few lines with an answer of their own are the unusual ones (see `_odd_ones`)."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        keys: dict[str, list[tuple[str, int]]] = {}
+        for i, line in enumerate(self.lines.lines):
+            if "=" in line:
+                for key, value in _PAIR.findall(line):
+                    keys.setdefault(key, []).append((value, i))
+        for values in keys.values():
+            if len(values) >= MIN_KEY_VALUES:
+                for i in _odd_ones(values, len(values)):
                     self._raise(i, ODD_VALUE)
 
     def _nonzero(self, t: _Templates) -> None:
