@@ -4,7 +4,7 @@ fields with a value of their own, and exceptions among repeated errors."""
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import ECHO, ODD_VALUE, Scores
+from klipui.shrink.salience import ECHO, ODD_VALUE, WEAK, Scores
 from klipui.shrink.text import split
 
 BASH = Hint(tool="bash")
@@ -97,3 +97,30 @@ def test_no_field_is_odd_when_the_answers_do_not_agree() -> None:
     lines = split("\n".join(_requests(statuses)))
     score = Scores(lines, BASH).score
     assert all(score.get(i, 0) < ODD_VALUE for i in range(5, 35))
+
+
+def _lint(sudo_in: set[int]) -> list[str]:
+    """A linter over 12 files: warnings of two kinds in each, an error in the `sudo_in` ones."""
+    out: list[str] = []
+    for k, name in enumerate(MODULES[:12]):
+        out.append(f"svc/{name}/Dockerfile:1 warning: Pin versions in apt get install")
+        if k in sudo_in:
+            out.append(f"svc/{name}/Dockerfile:{k + 2} error: Do not use sudo")
+        out.append(f"svc/{name}/Dockerfile:{k + 3} warning: Use WORKDIR to switch to a directory")
+    return out
+
+
+def test_the_middle_of_a_few_repeated_errors_outranks_warnings() -> None:
+    lines = split("\n".join(_lint({2, 5, 8, 11})))
+    score = Scores(lines, BASH).score
+    errors = [i for i, line in enumerate(lines.lines) if "error:" in line]
+    warnings = [i for i, line in enumerate(lines.lines) if "warning:" in line]
+    assert len(errors) == 4
+    assert min(score[i] for i in errors) > max(score.get(i, 0) for i in warnings[3:-6])
+
+
+def test_the_middle_of_many_repeated_errors_stays_below_warnings() -> None:
+    lines = split("\n".join(_lint(set(range(1, 11)))))
+    score = Scores(lines, BASH).score
+    errors = [i for i, line in enumerate(lines.lines) if "error:" in line]
+    assert max(score[i] for i in errors[1:-1]) < WEAK

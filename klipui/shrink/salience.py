@@ -75,6 +75,10 @@ ODD_STEP = 100
 template whose lines repeat (`5 errors generated.` among `2 errors generated.`), or this much
 below its family's last line for a template seen at most twice in a family of repeats."""
 """The middle lines of a repeated template that carries a strong signal."""
+FEW_REPEATS = 4
+FEW_MIDDLE = 620
+"""The middle lines of a family of strong signals of at most `FEW_REPEATS` lines (the same error
+in a few files) rank above weak signals: each names another place."""
 CONTEXT = (450, 350, 250)
 """Lines 1, 2 and 3 away from a strong line."""
 SUBJECT = 530
@@ -650,8 +654,11 @@ class Scores:
                 self._raise(lo, value - 50)
                 if sum(t.counts[g] for g in members) > 2:
                     middle = REPEATED if value >= STRONG else min(value, DISTINCT)
-                    if 2 * sum(t.counts[g] for g in members) > self.n:
+                    total = sum(t.counts[g] for g in members)
+                    if 2 * total > self.n:
                         middle = min(middle, DISTINCT)
+                    elif value >= STRONG and total <= FEW_REPEATS:
+                        middle = FEW_MIDDLE
                     for g in members:
                         spread[g] = max(spread.get(g, 0), middle)
                     if max(t.counts[g] for g in members) > 2:
