@@ -124,3 +124,19 @@ def test_the_middle_of_many_repeated_errors_stays_below_warnings() -> None:
     score = Scores(lines, BASH).score
     errors = [i for i, line in enumerate(lines.lines) if "error:" in line]
     assert max(score[i] for i in errors[1:-1]) < WEAK
+
+
+def test_where_a_distinct_error_is_outranks_the_last_warnings() -> None:
+    warnings = [
+        f"warning: unused variable `{name}`\n  |\n  = note: on by default\n" for name in MODULES
+    ]
+    errors = [
+        "error: mismatched types\n  |\n  at src/main.rs:16:21\n  = expected u32\n",
+        "error: no method named `ceil` found\n  |\n  at src/geo.rs:7:3\n  = in this scope\n",
+    ]
+    text = "\n".join([*warnings, *errors, "build failed"])
+    lines = split(text)
+    score = Scores(lines, BASH).score
+    where = [i for i, line in enumerate(lines.lines) if "  at src/" in line]
+    told = [i for i, line in enumerate(lines.lines) if line.startswith("warning:")]
+    assert min(score[i] for i in where) > max(score.get(i, 0) for i in told[1:])

@@ -84,6 +84,9 @@ CONTEXT = (450, 350, 250)
 SUBJECT = 530
 """The line above a distinct strong line and the first line of its block (what the signal is
 about): context, above the middle lines of repeated signals, below the end band."""
+WHERE = 610
+"""The first source location under a distinct strong line: where the error is, above weak
+signals (a warning's last line) and the end bands."""
 SUBJECT_REACH = 12
 LOCATION_REACH = 6
 """The first source location (`src/main.rs:16:21`, `line 5`) 2 to this many lines under a
@@ -747,7 +750,7 @@ class Scores:
                 if not lines[j].strip():
                     break
                 if _LOCATION.search(lines[j]):
-                    self._raise(j, SUBJECT)
+                    self._raise(j, WHERE)
                     break
 
     def _distinct(self, t: _Templates) -> None:
