@@ -4,7 +4,7 @@ fields with a value of their own, and exceptions among repeated errors."""
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import ECHO, ODD_VALUE, WEAK, Scores
+from klipui.shrink.salience import ECHO, ODD_VALUE, RED, WEAK, Scores
 from klipui.shrink.text import split
 
 BASH = Hint(tool="bash")
@@ -140,3 +140,28 @@ def test_where_a_distinct_error_is_outranks_the_last_warnings() -> None:
     where = [i for i, line in enumerate(lines.lines) if "  at src/" in line]
     told = [i for i, line in enumerate(lines.lines) if line.startswith("warning:")]
     assert min(score[i] for i in where) > max(score.get(i, 0) for i in told[1:])
+
+
+def _hits_log(failed: set[int]) -> str:
+    """A load test's hits, blue, but the `failed` ones red (the same words but the status)."""
+    out = []
+    for k in range(200):
+        colour, status = ("31", 500) if k in failed else ("34", 200)
+        out.append(f"\x1b[0;{colour}mHTTP/1.1 {status}  0.{k % 10}0 secs: GET /r?n={k}\x1b[0m")
+    return "\n".join(out)
+
+
+FAILED = {52, 90, 120, 140, 160}
+
+
+def test_a_line_the_tool_coloured_red_ranks() -> None:
+    lines = split(_hits_log(FAILED))
+    score = Scores(lines, BASH).score
+    assert min(score.get(i, 0) for i in FAILED) >= RED
+    assert all(score.get(i, 0) < RED for i in range(20, 180) if i not in FAILED)
+
+
+def test_red_is_no_signal_when_most_coloured_lines_are_red() -> None:
+    lines = split(_hits_log(set(range(30, 170))))
+    score = Scores(lines, BASH).score
+    assert all(score.get(i, 0) < RED for i in range(20, 180))

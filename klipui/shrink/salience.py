@@ -259,6 +259,10 @@ _COUNT_AFTER = re.compile(r"[\w-]*[ \t]*[:=][ \t]*[1-9]")
 _COUNT_BEFORE = re.compile(r"(?<![^\s(\[])[1-9]\d*[ \t]+\Z")
 """A count above zero of the trouble a word names (`failed=1`, `errors: 2`, `3 errors`): a
 report, however long its line."""
+_SGR = re.compile(r"\x1b\[[\d;]*m")
+_RED = re.compile(r"\x1b\[(?:\d+;)*(?:31|91)(?:;\d+)*m")
+"""A colour sequence, and one that turns the text red."""
+RED = 610
 _ANSI_END = re.compile(r"\x1b\[[\d;]*m\Z")
 _GUTTER = re.compile(r"^[ \t]*(?:[→>][ \t]*)?(\d{1,7})(?:[ \t]*[│|]|\t)", re.MULTILINE)
 """A line number in the gutter of quoted code (`  464│`, `→ 468│`, ` 12 |`, `961\t`)."""
@@ -574,6 +578,7 @@ class Scores:
         self._columns()
         self._odd_values()
         self._odd_pairs()
+        self._red()
         self._table_peaks()
         self._small_tables()
         self._nonzero(t)
@@ -836,6 +841,21 @@ class Scores:
             if len(run) >= MIN_KEY_VALUES:
                 for i in _odd_ones([(value, i) for i, value in run], len(run)):
                     self._raise(i, ODD_VALUE)
+
+    def _red(self) -> None:
+        """Lines the tool coloured red (`\x1b[31m`, `\x1b[0;31m`, `\x1b[91m`): the tool says they
+        are errors, whatever their words; when they are a minority of the coloured lines, the
+        first and the last rank at `RED`, and all of them when they are at most `MAX_ODD`."""
+        text = self.lines.text
+        if "\x1b[" not in text or len(text) > MAX_ECHO_CHARS:
+            return
+        starts = self.lines.starts
+        coloured = _hits(_SGR, text, starts)
+        red = sorted(_hits(_RED, text, starts))
+        if not red or 2 * len(red) > len(coloured):
+            return
+        for i in red if len(red) <= MAX_ODD else (red[0], red[-1]):
+            self._raise(i, RED)
 
     def _odd_pairs(self) -> None:
         """Fields `key=value` (`status=200`, `rejected_calls=0`) ask the same question on every
