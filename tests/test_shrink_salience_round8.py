@@ -4,7 +4,17 @@ fields with a value of their own, and exceptions among repeated errors."""
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import ECHO, ODD_VALUE, RED, WEAK, Scores
+from klipui.shrink.salience import (
+    ECHO,
+    ODD_VALUE,
+    RED,
+    SUBJECT,
+    WEAK,
+    WEAK_WHERE,
+    Scores,
+    _by_score,
+    _novel,
+)
 from klipui.shrink.text import split
 
 BASH = Hint(tool="bash")
@@ -165,3 +175,65 @@ def test_red_is_no_signal_when_most_coloured_lines_are_red() -> None:
     lines = split(_hits_log(set(range(30, 170))))
     score = Scores(lines, BASH).score
     assert all(score.get(i, 0) < RED for i in range(20, 180))
+
+
+def test_among_equal_scores_a_line_that_says_something_said_nowhere_else_comes_first() -> None:
+    lines = split(
+        "\n".join(
+            [
+                "step 1 of the build done",
+                "step 2 of the build done",
+                "step 3: the cache was stale",
+                "step 4 of the build done",
+            ]
+        )
+    )
+    score = {0: 400, 1: 400, 2: 400, 3: 400}
+    novel = _novel(lines, score)
+    assert novel == {2}
+    assert next(i for _, i in _by_score(score, novel)) == 2
+    assert next(i for _, i in _by_score(score)) == 3  # without: the last first
+
+
+def _ldd(missing_in: str) -> str:
+    """Shared libraries of three programs, one library of `missing_in` not found (no blank
+    line between the programs)."""
+    out = []
+    for program in ("build/bin/kvtool", "build/bin/kvtool-ext", "/usr/bin/curl"):
+        out.append(f"== {program}")
+        out += [
+            f"\tlib{name}.so.1 => /lib/lib{name}.so.1 (0x7f00{k:04x})"
+            for k, name in enumerate(MODULES[:8])
+        ]
+        if program == missing_in:
+            out.append("\tlibkvext.so.2 => not found")
+        out += [
+            f"\t\tlib{name}.so.1 (GLIBC_2.{k}) => /lib/lib{name}.so.1"
+            for k, name in enumerate(MODULES[:8])
+        ]
+    return "\n".join(out)
+
+
+def test_the_outdented_line_above_a_distinct_error_is_its_subject() -> None:
+    lines = split(_ldd("build/bin/kvtool-ext"))
+    score = Scores(lines, BASH).score
+    header = lines.lines.index("== build/bin/kvtool-ext")
+    assert score.get(header, 0) >= SUBJECT
+    assert score.get(lines.lines.index("== /usr/bin/curl"), 0) < SUBJECT
+
+
+def test_the_location_under_a_warning_seen_once_ranks_even_in_colour() -> None:
+    blocks = [
+        f"\x1b[33mwarning[name]\x1b[0m: task {name} should be named\n"
+        f"\x1b[35mroles/{name}/tasks/main.yml\x1b[0m:{k + 2}\n"
+        for k, name in enumerate(MODULES)
+    ]
+    blocks.insert(
+        6,
+        "\x1b[33msyntax-check[unknown-module]\x1b[0m: no module copyy\n"
+        "\x1b[35mroles/backup/tasks/main.yml\x1b[0m:40:3\n",
+    )
+    lines = split("\n".join(blocks))
+    score = Scores(lines, BASH).score
+    where = next(i for i, line in enumerate(lines.lines) if "backup/tasks" in line)
+    assert score.get(where, 0) >= WEAK_WHERE

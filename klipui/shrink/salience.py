@@ -87,6 +87,7 @@ about): context, above the middle lines of repeated signals, below the end band.
 WHERE = 610
 """The first source location under a distinct strong line: where the error is, above weak
 signals (a warning's last line) and the end bands."""
+WEAK_WHERE = 580
 SUBJECT_REACH = 12
 LOCATION_REACH = 6
 """The first source location (`src/main.rs:16:21`, `line 5`) 2 to this many lines under a
@@ -183,6 +184,7 @@ _FIELD = re.compile(r"\S+")
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*(?:\.\d+)?)[ \t]*(%|[KMGTkmgt](?:i?B)?|B|ms|s|us|µs)?")
 _UNITS = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
+_NOVEL_WORD = re.compile(r"[A-Za-z]{4,}")
 _TEMPLATE_DROP = b"0123456789abcdefABCDEF.,: \t\r"
 """Bytes a template leaves out: digits, hex letters (ids, hashes), number punctuation, white
 space. Lines that differ only in these are one template."""
@@ -266,6 +268,11 @@ RED = 610
 _ANSI_END = re.compile(r"\x1b\[[\d;]*m\Z")
 _GUTTER = re.compile(r"^[ \t]*(?:[→>][ \t]*)?(\d{1,7})(?:[ \t]*[│|]|\t)", re.MULTILINE)
 """A line number in the gutter of quoted code (`  464│`, `→ 468│`, ` 12 |`, `961\t`)."""
+
+
+def _indent(line: str) -> int:
+    """The width of the white space `line` starts with (a tab counts as one)."""
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def _gutter(line: str) -> int | None:
@@ -573,6 +580,7 @@ class Scores:
                 self._raise(i + 1, HEADING - 50)
         strongest = sorted(i for i, value in self.score.items() if value >= STRONG)
         self._context(strongest)
+        self._weak_locations(t)
         self._echoes(strongest)
         self._distinct(t)
         self._columns()
@@ -746,16 +754,33 @@ class Scores:
         for i in distinct[-MAX_SUBJECTS:]:
             if i > 0 and lines[i - 1].strip():
                 self._raise(i - 1, SUBJECT)
+            depth = _indent(lines[i])
             for j in range(i - 1, max(-1, i - SUBJECT_REACH - 1), -1):
                 if not lines[j].strip():
                     if j + 1 < i:
                         self._raise(j + 1, SUBJECT)
                     break
+                if depth and _indent(lines[j]) < depth:
+                    self._raise(j, SUBJECT)
+                    depth = 0
             for j in range(i + 2, min(self.n, i + LOCATION_REACH + 1)):
                 if not lines[j].strip():
                     break
-                if _LOCATION.search(lines[j]):
+                if _LOCATION.search(_SGR.sub("", lines[j])):
                     self._raise(j, WHERE)
+                    break
+
+    def _weak_locations(self, t: _Templates) -> None:
+        """The first source location 1 to `LOCATION_REACH` lines under a distinct weak signal
+        (a warning seen once or twice), within its block, ranks at `WEAK_WHERE`: where it is."""
+        lines, shapes, counts = self.lines.lines, t.shapes, t.counts
+        weak = [i for i, v in self.score.items() if WEAK <= v < STRONG and counts[shapes[i]] <= 2]
+        for i in sorted(weak)[-MAX_SUBJECTS:]:
+            for j in range(i + 1, min(self.n, i + LOCATION_REACH + 1)):
+                if not lines[j].strip():
+                    break
+                if _LOCATION.search(_SGR.sub("", lines[j])):
+                    self._raise(j, WEAK_WHERE)
                     break
 
     def _distinct(self, t: _Templates) -> None:
@@ -1284,19 +1309,37 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
             band = END_BAND - rank // 8 if rank < 80 else END_BAND - 10
             scores._raise(i, band - ROUTINE_BAND if scores.routine(i) else band)
         placed.update(head, tail)
-    ranked = _by_score(scores.score)
+    ranked = _by_score(scores.score, _novel(lines, scores.score))
     return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed))
 
 
-def _by_score(score: dict[int, int]) -> Iterator[tuple[int, int]]:
-    """`(score, line)` by score, highest first; among equal scores from both ends of their order
-    inwards, the last first (the last error, then the first, the one before the last...)."""
+def _novel(lines: Lines, score: dict[int, int]) -> set[int]:
+    """The scored lines holding a word (letters only, `MIN_NOVEL` or more) that no other line
+    of the output holds: what they say is said nowhere else (empty over `MAX_COLUMN_LINES`)."""
+    if len(lines) > MAX_COLUMN_LINES:
+        return set()
+    text = lines.lines
+    seen: Counter[str] = Counter()
+    for line in text:
+        seen.update(set(_NOVEL_WORD.findall(line)))
+    return {i for i in score if any(seen[w] == 1 for w in _NOVEL_WORD.findall(text[i]))}
+
+
+def _by_score(
+    score: dict[int, int], novel: frozenset[int] | set[int] = frozenset()
+) -> Iterator[tuple[int, int]]:
+    """`(score, line)` by score, highest first; among equal scores the `novel` lines first, then
+    from both ends of their order inwards, the last first (the last error, then the first, the
+    one before the last...)."""
     levels: dict[int, list[int]] = {}
     for i, value in score.items():
         levels.setdefault(value, []).append(i)
     for value in sorted(levels, reverse=True):
         same = sorted(levels[value])
-        for i in _interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1]):
+        ordered = list(_interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1]))
+        if novel:
+            ordered.sort(key=lambda i: i not in novel)
+        for i in ordered:
             yield value, i
 
 
