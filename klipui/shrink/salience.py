@@ -1314,15 +1314,15 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
 
 
 def _novel(lines: Lines, score: dict[int, int]) -> set[int]:
-    """The scored lines holding a word (letters only, `MIN_NOVEL` or more) that no other line
-    of the output holds: what they say is said nowhere else (empty over `MAX_COLUMN_LINES`)."""
+    """The scored lines holding a word (4 letters or more) found nowhere else in the output:
+    what they say is said once (none over `MAX_COLUMN_LINES` lines)."""
     if len(lines) > MAX_COLUMN_LINES:
         return set()
+    once = {w for w, c in Counter(_NOVEL_WORD.findall(lines.text)).items() if c == 1}
+    if not once:
+        return set()
     text = lines.lines
-    seen: Counter[str] = Counter()
-    for line in text:
-        seen.update(set(_NOVEL_WORD.findall(line)))
-    return {i for i in score if any(seen[w] == 1 for w in _NOVEL_WORD.findall(text[i]))}
+    return {i for i in score if not once.isdisjoint(_NOVEL_WORD.findall(text[i]))}
 
 
 def _by_score(
