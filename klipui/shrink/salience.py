@@ -87,7 +87,8 @@ about): context, above the middle lines of repeated signals, below the end band.
 WHERE = 610
 """The first source location under a distinct strong line: where the error is, above weak
 signals (a warning's last line) and the end bands."""
-WEAK_WHERE = 580
+WEAK_WHERE = 520
+"""The first source location under a distinct weak signal: below an error's subjects."""
 SUBJECT_REACH = 12
 LOCATION_REACH = 6
 """The first source location (`src/main.rs:16:21`, `line 5`) 2 to this many lines under a
@@ -772,7 +773,8 @@ class Scores:
 
     def _weak_locations(self, t: _Templates) -> None:
         """The first source location 1 to `LOCATION_REACH` lines under a distinct weak signal
-        (a warning seen once or twice), within its block, ranks at `WEAK_WHERE`: where it is."""
+        (a warning seen once or twice), within its block, ranks at `WEAK_WHERE`: where it is, below
+        what an error is about."""
         lines, shapes, counts = self.lines.lines, t.shapes, t.counts
         weak = [i for i, v in self.score.items() if WEAK <= v < STRONG and counts[shapes[i]] <= 2]
         for i in sorted(weak)[-MAX_SUBJECTS:]:
