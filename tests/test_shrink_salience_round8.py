@@ -237,3 +237,12 @@ def test_the_location_under_a_warning_seen_once_ranks_even_in_colour() -> None:
     score = Scores(lines, BASH).score
     where = next(i for i, line in enumerate(lines.lines) if "backup/tasks" in line)
     assert score.get(where, 0) >= WEAK_WHERE
+
+
+def test_an_unscored_line_with_a_word_said_nowhere_else_is_kept_before_blind_ends() -> None:
+    words = MODULES
+    rows = [f"{words[k % 13]} {words[(k // 13) % 13]} {words[(k // 169) % 13]}" for k in range(150)]
+    rows.insert(75, "bravo quokka alpha")
+    text = "\n".join(rows)
+    out = shrink(text, BASH, Budget(max_chars=len(text) // 3), only=[]).content
+    assert "bravo quokka alpha" in out

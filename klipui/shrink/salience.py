@@ -97,6 +97,7 @@ already)."""
 _LOCATION = re.compile(r"[\w.-]\.\w{1,8}[:(]\d+|\bline \d+")
 MAX_SUBJECTS = 64
 RARE = 400
+NOVEL = 150
 DISTINCT = 300
 BLOCK = 200
 
@@ -886,19 +887,31 @@ class Scores:
 
     def _odd_pairs(self) -> None:
         """Fields `key=value` (`status=200`, `rejected_calls=0`) ask the same question on every
-        line that has them; where more than half of the lines with a key give one answer, the
-        few lines with an answer of their own are the unusual ones (see `_odd_ones`)."""
-        if self.n > MAX_COLUMN_LINES:
+        line that has them; where more than half of the fields of a key give one answer, the
+        few with an answer of their own (each seen once) are the unusual ones (see
+        `_odd_ones`). Counted over the whole text at once; only the odd ones are looked up."""
+        text = self.lines.text
+        if self.n > MAX_COLUMN_LINES or "=" not in text:
             return
         keys: dict[str, list[tuple[str, int]]] = {}
-        for i, line in enumerate(self.lines.lines):
-            if "=" in line:
-                for key, value in _PAIR.findall(line):
-                    keys.setdefault(key, []).append((value, i))
-        for values in keys.values():
-            if len(values) >= MIN_KEY_VALUES:
-                for i in _odd_ones(values, len(values)):
-                    self._raise(i, ODD_VALUE)
+        for (key, value), count in Counter(_PAIR.findall(text)).items():
+            keys.setdefault(key, []).append((value, count))
+        starts = self.lines.starts
+        for key, values in keys.items():
+            rows = sum(count for _, count in values)
+            if rows < MIN_KEY_VALUES or len(values) < 2:
+                continue
+            if max(count for _, count in values) * 2 <= max(rows, 2 * ROUTINE - 1):
+                continue
+            odd = [value for value, count in values if count == 1]
+            if not odd or len(odd) > min(MAX_ODD, max(1, rows // 4)):
+                continue
+            for value in odd:
+                field = f"{key}={value}"
+                for match in _PAIR.finditer(text, text.find(field)):
+                    if match.group(1, 2) == (key, value):
+                        self._raise(bisect_right(starts, match.start()) - 1, ODD_VALUE)
+                        break
 
     def _nonzero(self, t: _Templates) -> None:
         """In a template seen `ROUTINE` times or more, a number that is zero on most of its
@@ -1311,11 +1324,14 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
             band = END_BAND - rank // 8 if rank < 80 else END_BAND - 10
             scores._raise(i, band - ROUTINE_BAND if scores.routine(i) else band)
         placed.update(head, tail)
-    ranked = _by_score(scores.score, _novel(lines, scores.score))
+    novel = _novel(lines, range(n))
+    for i in novel:
+        scores._raise(i, NOVEL)
+    ranked = _by_score(scores.score, novel)
     return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed))
 
 
-def _novel(lines: Lines, score: dict[int, int]) -> set[int]:
+def _novel(lines: Lines, score: Iterable[int]) -> set[int]:
     """The scored lines holding a word (4 letters or more) found nowhere else in the output:
     what they say is said once (none over `MAX_COLUMN_LINES` lines)."""
     if len(lines) > MAX_COLUMN_LINES:
