@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import zlib
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,34 +38,50 @@ def half_of(case: str) -> str:
     return HALVES[zlib.crc32(case.encode("utf-8")) % 2]
 
 
-def measure(case: Path) -> dict[str, object]:
-    """Recall of klipui, salience alone and head+tail on one case, and what klipui missed."""
+@dataclass
+class Row:
+    """One case: its half, klipui's strategy, the recalls and what each method missed."""
+
+    case: str
+    half: str
+    strategy: str
+    klipui: float
+    salience: float
+    head_tail: float
+    klipui_missing: list[str]
+    salience_missing: list[str]
+
+
+def measure(case: Path) -> Row:
+    """Recall of klipui, salience alone and head+tail on one case, and what they missed."""
     meta = json.loads((case / "meta.json").read_text(encoding="utf-8"))
     text = (case / "output.txt").read_text(encoding="utf-8")
     budget, must, hint = meta["budget_chars"], meta["must_keep"], hint_of(meta)
     ours = shrink(text, hint, Budget(max_chars=budget))
     alone = shrink(text, hint, Budget(max_chars=budget), only=[])
-    return {
-        "case": case.name,
-        "half": half_of(case.name),
-        "strategy": ours.strategy,
-        "klipui": recall(ours.content, must),
-        "salience": recall(alone.content, must),
-        "head_tail": recall(head_tail(text, budget), must),
-        "klipui_missing": [s for s in must if s not in ours.content],
-        "salience_missing": [s for s in must if s not in alone.content],
-    }
+    return Row(
+        case=case.name,
+        half=half_of(case.name),
+        strategy=ours.strategy,
+        klipui=recall(ours.content, must),
+        salience=recall(alone.content, must),
+        head_tail=recall(head_tail(text, budget), must),
+        klipui_missing=[s for s in must if s not in ours.content],
+        salience_missing=[s for s in must if s not in alone.content],
+    )
 
 
-def summary(rows: list[dict[str, object]]) -> str:
-    def mean(key: str) -> float:
-        return sum(float(r[key]) for r in rows) / len(rows)  # type: ignore[arg-type]
-
-    complete = sum(1 for r in rows if r["klipui"] == 1.0)
-    below = sum(1 for r in rows if float(r["klipui"]) < float(r["head_tail"]))  # type: ignore[arg-type]
+def summary(rows: list[Row]) -> str:
+    """Macro recall of each method over `rows`, complete cases, cases below head+tail."""
+    count = len(rows)
+    klipui = sum(r.klipui for r in rows) / count
+    salience = sum(r.salience for r in rows) / count
+    blind = sum(r.head_tail for r in rows) / count
+    complete = sum(1 for r in rows if r.klipui == 1.0)
+    below = sum(1 for r in rows if r.klipui < r.head_tail)
     return (
-        f"{len(rows):5} klipui {mean('klipui'):.4f}  salience {mean('salience'):.4f}"
-        f"  h+t {mean('head_tail'):.4f}  complete {complete}/{len(rows)}  <h+t {below}"
+        f"{count:5} klipui {klipui:.4f}  salience {salience:.4f}  h+t {blind:.4f}"
+        f"  complete {complete}/{count}  <h+t {below}"
     )
 
 
@@ -81,18 +98,19 @@ def main() -> int:
     )
     rows = [measure(case) for case in cases]
     if args.show:
-        shown = [r for r in rows if r["half"] == args.show]
+        shown = [r for r in rows if r.half == args.show]
         for r in shown:
             print(
-                f"{r['case']:44} {r['strategy']:22} klipui {r['klipui']:.2f}"
-                f" salience {r['salience']:.2f} h+t {r['head_tail']:.2f}"
+                f"{r.case:44} {r.strategy:22} klipui {r.klipui:.2f}"
+                f" salience {r.salience:.2f} h+t {r.head_tail:.2f}"
             )
-            for missing in r["salience_missing"]:  # type: ignore[attr-defined]
-                print(f"    salience missing: {str(missing)[:100]}")
+            for missing in r.salience_missing:
+                print(f"    salience missing: {missing[:100]}")
         if args.out:
-            args.out.write_text(json.dumps(shown, indent=1, ensure_ascii=False) + "\n")
+            rows_out = [asdict(r) for r in shown]
+            args.out.write_text(json.dumps(rows_out, indent=1, ensure_ascii=False) + "\n")
     for half in HALVES:
-        print(f"half {half}: {summary([r for r in rows if r['half'] == half])}")
+        print(f"half {half}: {summary([r for r in rows if r.half == half])}")
     print(f"tuned : {summary(rows)}")
     return 0
 
