@@ -75,11 +75,20 @@ ODD_STEP = 100
 template whose lines repeat (`5 errors generated.` among `2 errors generated.`), or this much
 below its family's last line for a template seen at most twice in a family of repeats."""
 """The middle lines of a repeated template that carries a strong signal."""
+FEW_REPEATS = 4
+FEW_MIDDLE = 620
+"""The middle lines of a family of strong signals of at most `FEW_REPEATS` lines (the same error
+in a few files) rank above weak signals: each names another place."""
 CONTEXT = (450, 350, 250)
 """Lines 1, 2 and 3 away from a strong line."""
 SUBJECT = 530
 """The line above a distinct strong line and the first line of its block (what the signal is
 about): context, above the middle lines of repeated signals, below the end band."""
+WHERE = 610
+"""The first source location under a distinct strong line: where the error is, above weak
+signals (a warning's last line) and the end bands."""
+WEAK_WHERE = 520
+"""The first source location under a distinct weak signal: below an error's subjects."""
 SUBJECT_REACH = 12
 LOCATION_REACH = 6
 """The first source location (`src/main.rs:16:21`, `line 5`) 2 to this many lines under a
@@ -88,6 +97,7 @@ already)."""
 _LOCATION = re.compile(r"[\w.-]\.\w{1,8}[:(]\d+|\bline \d+")
 MAX_SUBJECTS = 64
 RARE = 400
+NOVEL = 150
 DISTINCT = 300
 BLOCK = 200
 
@@ -130,6 +140,8 @@ _ID = re.compile(
 """Ids: source locations (`main.rs:14:27`), addresses, numbers of 4 digits or more, names
 holding a digit. Linear in the line's length: a location starts a word, a name's scan is bounded
 (a scan from every character of a long word cost its square)."""
+_QUOTED_NAME = re.compile(r"'([^'\s]{3,80})'|\"([^\"\s]{3,80})\"|`([^`\s]{3,80})`")
+"""A quoted name without spaces in a strong line (`'libs/metrics'`): an id of what failed."""
 MAX_COLUMN_LINES = 20_000
 """Outputs with more lines are not read as tables (their templates must do)."""
 MIN_TABLE_ROWS = 12
@@ -147,6 +159,8 @@ HEADER_ROWS = 3
 _KEY_VALUE = re.compile(r"[ \t]*([^\W\d][^:\n]{0,60}):[ \t]+(\S[^\n]{0,200})$")
 """A `key: value` line (the key starts with a letter and holds no colon)."""
 MIN_KEY_VALUES = 5
+_PAIR = re.compile(r"(?<![\w.=-])([A-Za-z_][\w.-]{0,40})=([^\s,;&=]{1,80})")
+"""A `key=value` field (`status=200`, `rejected_calls=0`)."""
 _COUNT = re.compile(r"\b\d+(?:\.\d+)?\b")
 NONZERO = 640
 MAX_ODD = 6
@@ -172,6 +186,7 @@ _FIELD = re.compile(r"\S+")
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*(?:\.\d+)?)[ \t]*(%|[KMGTkmgt](?:i?B)?|B|ms|s|us|µs)?")
 _UNITS = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
+_NOVEL_WORD = re.compile(r"[A-Za-z]{4,}")
 _TEMPLATE_DROP = b"0123456789abcdefABCDEF.,: \t\r"
 """Bytes a template leaves out: digits, hex letters (ids, hashes), number punctuation, white
 space. Lines that differ only in these are one template."""
@@ -248,9 +263,18 @@ _COUNT_AFTER = re.compile(r"[\w-]*[ \t]*[:=][ \t]*[1-9]")
 _COUNT_BEFORE = re.compile(r"(?<![^\s(\[])[1-9]\d*[ \t]+\Z")
 """A count above zero of the trouble a word names (`failed=1`, `errors: 2`, `3 errors`): a
 report, however long its line."""
+_SGR = re.compile(r"\x1b\[[\d;]*m")
+_RED = re.compile(r"\x1b\[(?:\d+;)*(?:31|91)(?:;\d+)*m")
+"""A colour sequence, and one that turns the text red."""
+RED = 610
 _ANSI_END = re.compile(r"\x1b\[[\d;]*m\Z")
 _GUTTER = re.compile(r"^[ \t]*(?:[→>][ \t]*)?(\d{1,7})(?:[ \t]*[│|]|\t)", re.MULTILINE)
 """A line number in the gutter of quoted code (`  464│`, `→ 468│`, ` 12 |`, `961\t`)."""
+
+
+def _indent(line: str) -> int:
+    """The width of the white space `line` starts with (a tab counts as one)."""
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def _gutter(line: str) -> int | None:
@@ -558,10 +582,13 @@ class Scores:
                 self._raise(i + 1, HEADING - 50)
         strongest = sorted(i for i, value in self.score.items() if value >= STRONG)
         self._context(strongest)
+        self._weak_locations(t)
         self._echoes(strongest)
         self._distinct(t)
         self._columns()
         self._odd_values()
+        self._odd_pairs()
+        self._red()
         self._table_peaks()
         self._small_tables()
         self._nonzero(t)
@@ -645,6 +672,11 @@ class Scores:
                 self._raise(lo, value - 50)
                 if sum(t.counts[g] for g in members) > 2:
                     middle = REPEATED if value >= STRONG else min(value, DISTINCT)
+                    total = sum(t.counts[g] for g in members)
+                    if 2 * total > self.n:
+                        middle = min(middle, DISTINCT)
+                    elif value >= STRONG and total <= FEW_REPEATS:
+                        middle = FEW_MIDDLE
                     for g in members:
                         spread[g] = max(spread.get(g, 0), middle)
                     if max(t.counts[g] for g in members) > 2:
@@ -724,16 +756,34 @@ class Scores:
         for i in distinct[-MAX_SUBJECTS:]:
             if i > 0 and lines[i - 1].strip():
                 self._raise(i - 1, SUBJECT)
+            depth = _indent(lines[i])
             for j in range(i - 1, max(-1, i - SUBJECT_REACH - 1), -1):
                 if not lines[j].strip():
                     if j + 1 < i:
                         self._raise(j + 1, SUBJECT)
                     break
+                if depth and _indent(lines[j]) < depth:
+                    self._raise(j, SUBJECT)
+                    depth = 0
             for j in range(i + 2, min(self.n, i + LOCATION_REACH + 1)):
                 if not lines[j].strip():
                     break
-                if _LOCATION.search(lines[j]):
-                    self._raise(j, SUBJECT)
+                if _LOCATION.search(_SGR.sub("", lines[j])):
+                    self._raise(j, WHERE)
+                    break
+
+    def _weak_locations(self, t: _Templates) -> None:
+        """The first source location 1 to `LOCATION_REACH` lines under a distinct weak signal
+        (a warning seen once or twice), within its block, ranks at `WEAK_WHERE`: where it is, below
+        what an error is about."""
+        lines, shapes, counts = self.lines.lines, t.shapes, t.counts
+        weak = [i for i, v in self.score.items() if WEAK <= v < STRONG and counts[shapes[i]] <= 2]
+        for i in sorted(weak)[-MAX_SUBJECTS:]:
+            for j in range(i + 1, min(self.n, i + LOCATION_REACH + 1)):
+                if not lines[j].strip():
+                    break
+                if _LOCATION.search(_SGR.sub("", lines[j])):
+                    self._raise(j, WEAK_WHERE)
                     break
 
     def _distinct(self, t: _Templates) -> None:
@@ -760,16 +810,22 @@ class Scores:
             return
         lines, n, text = self.lines.lines, self.n, self.lines.text
         sources = {j for i in strong[-MAX_ECHO_SOURCES:] for j in (i - 1, i, i + 1) if 0 <= j < n}
+        strong_set = set(strong[-MAX_ECHO_SOURCES:])
         tokens: dict[str, None] = {}
         for i in sorted(sources, reverse=True):
             for token in _ID.findall(lines[i]):
                 tokens.setdefault(token, None)
+            if i in strong_set:
+                for match in _QUOTED_NAME.finditer(lines[i]):
+                    tokens.setdefault(match.group(1) or match.group(2) or match.group(3), None)
         starts = self.lines.starts
         for token in list(tokens)[:MAX_ECHO_TOKENS]:
             found: list[int] = []
             position = text.find(token)
             while position >= 0 and len(found) <= MAX_ECHOES:
-                found.append(bisect_right(starts, position) - 1)
+                line = bisect_right(starts, position) - 1
+                if not found or found[-1] != line:
+                    found.append(line)
                 position = text.find(token, position + len(token))
             if len(found) > MAX_ECHOES:
                 continue
@@ -813,6 +869,49 @@ class Scores:
             if len(run) >= MIN_KEY_VALUES:
                 for i in _odd_ones([(value, i) for i, value in run], len(run)):
                     self._raise(i, ODD_VALUE)
+
+    def _red(self) -> None:
+        """Lines the tool coloured red (`\x1b[31m`, `\x1b[0;31m`, `\x1b[91m`): the tool says they
+        are errors, whatever their words; when they are a minority of the coloured lines, the
+        first and the last rank at `RED`, and all of them when they are at most `MAX_ODD`."""
+        text = self.lines.text
+        if "\x1b[" not in text or len(text) > MAX_ECHO_CHARS:
+            return
+        starts = self.lines.starts
+        coloured = _hits(_SGR, text, starts)
+        red = sorted(_hits(_RED, text, starts))
+        if not red or 2 * len(red) > len(coloured):
+            return
+        for i in red if len(red) <= MAX_ODD else (red[0], red[-1]):
+            self._raise(i, RED)
+
+    def _odd_pairs(self) -> None:
+        """Fields `key=value` (`status=200`, `rejected_calls=0`) ask the same question on every
+        line that has them; where more than half of the fields of a key give one answer, the
+        few with an answer of their own (each seen once) are the unusual ones (see
+        `_odd_ones`). Counted over the whole text at once; only the odd ones are looked up."""
+        text = self.lines.text
+        if self.n > MAX_COLUMN_LINES or "=" not in text:
+            return
+        keys: dict[str, list[tuple[str, int]]] = {}
+        for (key, value), count in Counter(_PAIR.findall(text)).items():
+            keys.setdefault(key, []).append((value, count))
+        starts = self.lines.starts
+        for key, values in keys.items():
+            rows = sum(count for _, count in values)
+            if rows < MIN_KEY_VALUES or len(values) < 2:
+                continue
+            if max(count for _, count in values) * 2 <= max(rows, 2 * ROUTINE - 1):
+                continue
+            odd = [value for value, count in values if count == 1]
+            if not odd or len(odd) > min(MAX_ODD, max(1, rows // 4)):
+                continue
+            for value in odd:
+                field = f"{key}={value}"
+                for match in _PAIR.finditer(text, text.find(field)):
+                    if match.group(1, 2) == (key, value):
+                        self._raise(bisect_right(starts, match.start()) - 1, ODD_VALUE)
+                        break
 
     def _nonzero(self, t: _Templates) -> None:
         """In a template seen `ROUTINE` times or more, a number that is zero on most of its
@@ -1225,19 +1324,40 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
             band = END_BAND - rank // 8 if rank < 80 else END_BAND - 10
             scores._raise(i, band - ROUTINE_BAND if scores.routine(i) else band)
         placed.update(head, tail)
-    ranked = _by_score(scores.score)
+    novel = _novel(lines, range(n))
+    for i in novel:
+        scores._raise(i, NOVEL)
+    ranked = _by_score(scores.score, novel)
     return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed))
 
 
-def _by_score(score: dict[int, int]) -> Iterator[tuple[int, int]]:
-    """`(score, line)` by score, highest first; among equal scores from both ends of their order
-    inwards, the last first (the last error, then the first, the one before the last...)."""
+def _novel(lines: Lines, score: Iterable[int]) -> set[int]:
+    """The scored lines holding a word (4 letters or more) found nowhere else in the output:
+    what they say is said once (none over `MAX_COLUMN_LINES` lines)."""
+    if len(lines) > MAX_COLUMN_LINES:
+        return set()
+    once = {w for w, c in Counter(_NOVEL_WORD.findall(lines.text)).items() if c == 1}
+    if not once:
+        return set()
+    text = lines.lines
+    return {i for i in score if not once.isdisjoint(_NOVEL_WORD.findall(text[i]))}
+
+
+def _by_score(
+    score: dict[int, int], novel: frozenset[int] | set[int] = frozenset()
+) -> Iterator[tuple[int, int]]:
+    """`(score, line)` by score, highest first; among equal scores the `novel` lines first, then
+    from both ends of their order inwards, the last first (the last error, then the first, the
+    one before the last...)."""
     levels: dict[int, list[int]] = {}
     for i, value in score.items():
         levels.setdefault(value, []).append(i)
     for value in sorted(levels, reverse=True):
         same = sorted(levels[value])
-        for i in _interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1]):
+        ordered = list(_interleave(same[: len(same) // 2], same[len(same) // 2 :][::-1]))
+        if novel:
+            ordered.sort(key=lambda i: i not in novel)
+        for i in ordered:
             yield value, i
 
 
