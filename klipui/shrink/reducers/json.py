@@ -24,7 +24,6 @@ import json as jsonlib
 import re
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import replace
 from itertools import compress, pairwise, repeat
 from typing import Any
 
@@ -327,7 +326,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if body is None:
             return None
         head: Plan = [Keep(0, start, TOP)]
-        return head + [replace(p, start=p.start + start, end=p.end + start) for p in body]
+        return head + [p._replace(start=p.start + start, end=p.end + start) for p in body]
     if len(lines) > 2 and _json_lines(lines):
         return _records_plan(text, budget)
     pretty = lines[0].strip() in ("{", "[")
