@@ -246,8 +246,10 @@ def reducer_chain(
 # Fitting a plan to a budget
 
 
-@dataclass(slots=True)
-class _Piece:
+class _Piece(NamedTuple):
+    """Input lines `[start, end)` kept (or stood for by `summary`) and what they cost shown (a
+    named tuple: a plan may hold hundreds of thousands)."""
+
     start: int
     end: int
     priority: float
@@ -600,9 +602,10 @@ def _cut_by_size(
             and result[-1].summary is None
             and result[-1].end == atom.start
         ):
-            result[-1].end = atom.end
-            result[-1].chars += atom.chars
-            result[-1].rows += 1
+            last = result[-1]
+            result[-1] = last._replace(
+                end=atom.end, chars=last.chars + atom.chars, rows=last.rows + 1
+            )
         else:
             result.append(_Piece(atom.start, atom.end, 0, atom.summary, atom.chars, atom.rows))
     return result
@@ -800,19 +803,18 @@ def _semantic_pieces(
             blocks.append(_Piece(start, end, 0.0, None, layout.keep_cost(start, end), end - start))
     spans = [(lines.starts[b.start], lines.starts[b.end]) for b in blocks if b.summary is None]
     scores = iter(semantic.bm25(lines.text, spans, query))
-    matched = False
-    for block in blocks:
-        if block.summary is None:
-            block.priority = next(scores)
-            matched = matched or block.priority > 0
-    if not matched:
+    blocks = [b if b.summary is not None else b._replace(priority=next(scores)) for b in blocks]
+    if not any(b.priority > 0 for b in blocks if b.summary is None):
         return None
     top = max((b.priority for b in blocks if b.summary is None), default=0.0)
     terms = semantic.query_terms(query)
-    for block in blocks:
-        if block.summary is not None:
-            written = " ".join(block.summary).lower()
-            block.priority = top / 2 if any(term in written for term in terms) else 0.0
+    written = [" ".join(b.summary).lower() if b.summary is not None else "" for b in blocks]
+    blocks = [
+        b
+        if b.summary is None
+        else b._replace(priority=top / 2 if any(term in said for term in terms) else 0.0)
+        for b, said in zip(blocks, written, strict=True)
+    ]
     return blocks, True
 
 

@@ -24,7 +24,7 @@ import json as jsonlib
 import re
 from bisect import bisect_right
 from collections import Counter
-from itertools import compress, pairwise, repeat
+from itertools import compress, pairwise
 from typing import Any
 
 import orjson
@@ -129,9 +129,12 @@ def _containers(lines: list[str], text: str) -> list[_Container] | None:
     stack: list[_Container] = []
     found: list[_Container] = []
     done = -1  # the last line handled
-    closes = zip(_bracket_lines(text, starts, False), repeat(0))
-    opens = zip(_bracket_lines(text, starts, True), repeat(1))
-    for i, opening in heapq.merge(closes, opens):
+    # each bracket line as `2 * line + opening` (a close before an open on one line): one sort
+    # of plain ints, no tuple a line for the collector to count
+    closes = map((2).__mul__, _bracket_lines(text, starts, False))
+    opens = map((1).__add__, map((2).__mul__, _bracket_lines(text, starts, True)))
+    for code in sorted([*closes, *opens]):
+        i, opening = code >> 1, code & 1
         if i > done + 1:
             if not stack:
                 if found:
