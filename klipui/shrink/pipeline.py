@@ -41,6 +41,7 @@ from klipui.shrink.text import (
     count_lines,
     fits,
     line_starts,
+    long_lines,
     marker,
     marker_length,
     plural,
@@ -1214,29 +1215,6 @@ def _shrink(
         tuple(spans),
         room.spill_problem,
     )
-
-
-def long_lines(lines: Lines, room: int) -> list[int]:
-    """Indices of the lines longer than `room` characters, in order.
-
-    A line that long holds a whole window of `(room + 1) // 2` characters starting at a
-    multiple of that width, so only windows without a newline lead to a line to measure: a few
-    characters are read a window, and no line object is touched for a text of short lines.
-    """
-    text, starts = lines.text, lines.starts
-    width = max(1, (room + 1) // 2)
-    found: list[int] = []
-    position, end = 0, len(text)
-    while position < end:
-        if text.find("\n", position, position + width) >= 0:
-            position += width
-            continue
-        i = bisect_right(starts, position) - 1
-        if len(lines.lines[i]) > room:
-            found.append(i)
-        after = starts[i + 1]
-        position = max(position + width, -(-after // width) * width)
-    return found
 
 
 def _uncut_lines_note(lines: Lines, spans: Sequence[Span], room: int) -> list[str]:

@@ -12,6 +12,7 @@ add up to what is missing.
 from __future__ import annotations
 
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -197,3 +198,26 @@ def sample_lines(text: str, head: int = 400, tail: int = 100) -> list[str]:
     if len(lines) <= head + tail:
         return list(lines)
     return lines[:head] + lines[-tail:] if tail else lines[:head]
+
+
+def long_lines(lines: Lines, room: int) -> list[int]:
+    """Indices of the lines longer than `room` characters, in order.
+
+    A line that long holds a whole window of `(room + 1) // 2` characters starting at a
+    multiple of that width, so only windows without a newline lead to a line to measure: a few
+    characters are read a window, and no line object is touched for a text of short lines.
+    """
+    text, starts = lines.text, lines.starts
+    width = max(1, (room + 1) // 2)
+    found: list[int] = []
+    position, end = 0, len(text)
+    while position < end:
+        if text.find("\n", position, position + width) >= 0:
+            position += width
+            continue
+        i = bisect_right(starts, position) - 1
+        if len(lines.lines[i]) > room:
+            found.append(i)
+        after = starts[i + 1]
+        position = max(position + width, -(-after // width) * width)
+    return found

@@ -24,7 +24,7 @@ import json as jsonlib
 import re
 from bisect import bisect_right
 from collections import Counter
-from itertools import compress, pairwise
+from itertools import pairwise
 from typing import Any
 
 import orjson
@@ -41,7 +41,7 @@ from klipui.shrink.reducers._patterns import (
     template,
 )
 from klipui.shrink.reducers._patterns import TOP as LAST_RECORD
-from klipui.shrink.text import plural, safe_slice, sample, split, split_lines
+from klipui.shrink.text import long_lines, plural, safe_slice, sample, split, split_lines
 
 name = "json"
 describe = "structure kept, long arrays and objects sampled"
@@ -190,8 +190,8 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
         keep = ARRAY_KEEP if lines[container.open].rstrip().endswith("[") else OBJECT_KEEP
         if len(children) <= keep + 2:
             continue
-        bounds = [*children, container.close]
         if container.depth == 0:
+            bounds = [*children, container.close]
             # top-level keys go last, the biggest first
             for first, last in zip(bounds[keep:], bounds[keep + 1 :], strict=False):
                 lower(first, last, -1 - (last - first) / (n + 1))
@@ -204,8 +204,8 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
             # the last item outlives the first ones: ties go to the later, newer item
             lower(children[-1], container.close, -((-sample_weight) // 2))
     # a long value (a package's whole README) goes before the short keys around it; the long
-    # lines are found in C (few lines are long)
-    for i in compress(range(n), map(LONG_LINE.__lt__, map(len, lines))):
+    # lines are found a window of the text at a time (few lines are long)
+    for i in long_lines(split(text), LONG_LINE):
         lower(i, i + 1, -1 - len(lines[i]) // 10)
         cuts.add(i + 1)
     starts, values = _lowest(lowered, n)
