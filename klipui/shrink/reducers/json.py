@@ -22,6 +22,7 @@ from __future__ import annotations
 import heapq
 import json as jsonlib
 import re
+import sys
 from bisect import bisect_right
 from collections import Counter
 from itertools import pairwise
@@ -69,14 +70,35 @@ def detect(text: str, hint: Hint) -> bool:
     return text[-1000:].rstrip().endswith(("}", "]"))
 
 
+_SAMPLE_CHILDREN = max(ARRAY_KEEP, OBJECT_KEEP) + 1
+"""The children of a nested container the plan reads: its first ones (and the last)."""
+
+
 class _Container:
-    __slots__ = ("children", "close", "depth", "open")
+    """A container's open and close lines and its children (the first line of each): all of
+    them at the top level, the first `_SAMPLE_CHILDREN` deeper (all the plan reads there, so a
+    big document keeps no list of every line), with their count and the last one."""
+
+    __slots__ = ("children", "close", "count", "depth", "last", "limit", "open")
 
     def __init__(self, open_line: int, depth: int) -> None:
         self.open = open_line
         self.close = -1
         self.depth = depth
         self.children: list[int] = []
+        self.count = 0
+        self.last = -1
+        self.limit = sys.maxsize if depth == 0 else _SAMPLE_CHILDREN
+
+    def add(self, indices: range | list[int]) -> None:
+        """Children at these lines (ascending), after those added before."""
+        if not indices:
+            return
+        room = self.limit - self.count
+        if room > 0:
+            self.children.extend(indices[:room])
+        self.count += len(indices)
+        self.last = indices[-1]
 
 
 _CLOSE = re.compile(r"\n[ \t]*[}\]]")
@@ -140,7 +162,7 @@ def _containers(lines: list[str], text: str) -> list[_Container] | None:
                 if found:
                     return None  # text after the top-level value
             else:
-                _add_plain(stack[-1].children, lines, done + 1, i, has_blank)
+                _add_plain(stack[-1], lines, done + 1, i, has_blank)
         if not opening:
             if not stack:
                 return None
@@ -148,7 +170,7 @@ def _containers(lines: list[str], text: str) -> list[_Container] | None:
             done = i
             continue
         if stack:
-            stack[-1].children.append(i)
+            stack[-1].add([i])
         elif found:
             return None  # a second top-level value
         container = _Container(i, len(stack))
@@ -158,18 +180,18 @@ def _containers(lines: list[str], text: str) -> list[_Container] | None:
     if done + 1 < len(lines) and any(line.strip() for line in lines[done + 1 :]):
         if not stack:
             return None
-        _add_plain(stack[-1].children, lines, done + 1, len(lines), has_blank)
+        _add_plain(stack[-1], lines, done + 1, len(lines), has_blank)
     if stack or not found:
         return None
     return found
 
 
-def _add_plain(children: list[int], lines: list[str], start: int, end: int, blank: bool) -> None:
+def _add_plain(container: _Container, lines: list[str], start: int, end: int, blank: bool) -> None:
     """Lines `[start, end)` (no bracket lines) as children, blank lines skipped."""
     if blank:
-        children.extend(i for i in range(start, end) if lines[i].strip())
+        container.add([i for i in range(start, end) if lines[i].strip()])
     else:
-        children.extend(range(start, end))
+        container.add(range(start, end))
 
 
 def _line_plan(lines: list[str], text: str) -> Plan | None:
@@ -188,7 +210,7 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
     for container in containers:
         children = container.children
         keep = ARRAY_KEEP if lines[container.open].rstrip().endswith("[") else OBJECT_KEEP
-        if len(children) <= keep + 2:
+        if container.count <= keep + 2:
             continue
         if container.depth == 0:
             bounds = [*children, container.close]
@@ -197,12 +219,12 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
                 lower(first, last, -1 - (last - first) / (n + 1))
         else:
             # the first items and the last one (often the newest) are the sample
-            weight = -len(children) * (2**container.depth)
+            weight = -container.count * (2**container.depth)
             sample_weight = min(-2, weight // 4)
             lower(children[0], children[keep], sample_weight)
-            lower(children[keep], children[-1], weight)
+            lower(children[keep], container.last, weight)
             # the last item outlives the first ones: ties go to the later, newer item
-            lower(children[-1], container.close, -((-sample_weight) // 2))
+            lower(container.last, container.close, -((-sample_weight) // 2))
     # a long value (a package's whole README) goes before the short keys around it; the long
     # lines are found a window of the text at a time (few lines are long)
     for i in long_lines(split(text), LONG_LINE):
