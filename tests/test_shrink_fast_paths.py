@@ -628,3 +628,41 @@ def test_tree_sections_as_columns_equal_the_line_by_line_reading_on_the_corpus()
             )
         ]
         assert found == _sections_by_loop(lines.lines), case.name
+
+
+class _KeptPlan:
+    """A reducer from elsewhere that returns the same list every time."""
+
+    name = "kept"
+
+    def __init__(self) -> None:
+        self.plan: list[Keep | Summary] = [
+            Keep(0, 5, 2),
+            Summary(("[middle]",), 5, 195),
+            Keep(195, 200, 1),
+        ]
+
+    def detect(self, text: str, hint: Hint) -> bool:
+        return True
+
+    def reduce(self, text: str, hint: Hint, budget: Budget) -> list[Keep | Summary]:
+        return self.plan
+
+
+def test_a_plan_is_read_once_by_the_pipeline_but_a_kept_one_is_left_whole() -> None:
+    """The pipeline empties a built-in reducer's plan as it costs it (fewer live objects); the
+    list a reducer from elsewhere returns is copied first, so one that keeps it finds it whole."""
+    text = "".join(f"row {i} of a listing\n" for i in range(200))
+    reducer = _KeptPlan()
+    before = list(reducer.plan)
+    budget = Budget(max_chars=400)
+    first = shrink(text, Hint(), budget, only=["kept"], extra=[reducer])
+    again = shrink(text, Hint(), budget, only=["kept"], extra=[reducer])
+    assert reducer.plan == before
+    assert first.strategy == again.strategy == "kept"
+    assert first.content == again.content
+    plan = tree.reduce(text.replace("row ", "src/a/row"), Hint(), budget)
+    assert plan
+    lines = split(text.replace("row ", "src/a/row"), cache=False)
+    pieces = pipeline_module._pieces(plan, lines, pipeline_module._Layout(lines, 0))
+    assert plan == [] and pieces

@@ -130,11 +130,14 @@ class Shrunk:
 # Reducer discovery
 
 
+_BUILTIN_PACKAGE = "klipui.shrink.reducers."
+
+
 def builtin_reducers() -> list[Reducer]:
     """The built-in reducer modules present, in pipeline order."""
     found: list[Reducer] = []
     for name in BUILTIN_ORDER:
-        qualified = f"klipui.shrink.reducers.{name}"
+        qualified = f"{_BUILTIN_PACKAGE}{name}"
         try:
             # Each is checked against `Reducer` statically (`_BUILTIN_TYPED` below).
             found.append(cast(Reducer, importlib.import_module(qualified)))
@@ -331,7 +334,9 @@ def _within(chars: int, rows: int, max_chars: int, max_rows: int) -> bool:
 
 
 def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
-    """The plan checked (in order, no overlap, in range) and costed."""
+    """The plan checked (in order, no overlap, in range) and costed. The plan is emptied as it
+    is read, each item freed once costed: a plan of hundreds of thousands of items is never
+    held twice over for the cyclic collector to walk (callers pass a list of their own)."""
     n = len(lines)
     pieces: list[_Piece] = []
     append = pieces.append
@@ -339,7 +344,10 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
     starts, extra = plain if plain is not None else ([], 0)
     keep_cost = layout.keep_cost
     last = 0
-    for item in plan:
+    plan.reverse()
+    take = plan.pop
+    while plan:
+        item = take()
         kind = type(item)
         if kind is not Keep and kind is not Summary:
             raise ValueError(f"plan item {item!r} is neither Keep nor Summary")
@@ -1096,6 +1104,8 @@ def _first_fit(
             plan = module.reduce(text, hint, budget)
             if plan is None:
                 continue
+            if not getattr(module, "__name__", "").startswith(_BUILTIN_PACKAGE):
+                plan = list(plan)  # a reducer from elsewhere may keep the list it returns
             fit = _fit(plan, module, layout.lines, layout, hint, room.chars, room.rows)
         except Exception as error:
             if name == "size":
