@@ -15,7 +15,8 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add
 
 SAMPLE_HEAD_CHARS = 200_000
 SAMPLE_TAIL_CHARS = 50_000
@@ -44,13 +45,12 @@ class Lines:
 
 
 _last: Lines | None = None
-_PLUS_ONE = (1).__add__
 
 
 def line_starts(lines: Sequence[str]) -> list[int]:
     """Where each line begins when every line is followed by one newline, then the end:
     `[0, len(l0) + 1, len(l0) + len(l1) + 2, ...]` (computed without a Python-level loop)."""
-    return list(accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
+    return list(accumulate(map(add, map(len, lines), repeat(1)), initial=0))
 
 
 def split(text: str, *, cache: bool = True) -> Lines:
