@@ -276,9 +276,10 @@ def _plan(groups: _Groups, depths: list[int], group_tops: list[str]) -> tuple[Pl
             count = f"{top_entries[top]:,} entries in {folders}"
             position = header + 1 if header >= 0 else start
             append(Summary((f"[{top}/: {count}]",), position, position, 7))
-        entries = all_entries[first_entry:last_entry]
+        count = last_entry - first_entry
         limit = ROOT_ENTRIES if depth == 0 else ENTRIES
-        kept = entries[:limit] if len(entries) > limit + 1 else entries
+        # only the entries kept are copied out of the column (a directory may hold thousands)
+        kept = all_entries[first_entry : first_entry + limit if count > limit + 1 else last_entry]
         # the root's first entries are the layout; its later ones go before top-level counts
         before = shown.get(directory, 0)  # a folder may come in several runs
         first = ENTRIES - before if before < ENTRIES else 0
@@ -299,10 +300,12 @@ def _plan(groups: _Groups, depths: list[int], group_tops: list[str]) -> tuple[Pl
             _keep_runs(append, kept[:first], entry_priority)
         if first < len(kept):
             _keep_runs(append, kept[first:], 3 if depth == 0 else 0)
-        if len(kept) < len(entries):
+        if len(kept) < count:
             collapsed = True
-            more = f"  ... and {len(entries) - len(kept):,} more in {directory}"
-            append(Summary((more,), entries[len(kept)], end, min(entry_priority, 7)))
+            more = f"  ... and {count - len(kept):,} more in {directory}"
+            append(
+                Summary((more,), all_entries[first_entry + len(kept)], end, min(entry_priority, 7))
+            )
     return plan, collapsed or bool(announced)
 
 
