@@ -4,8 +4,9 @@ For every corpus case (tests/fixtures/corpus/*/output.txt) at its budget, half o
 times it, with no hint and with the case's tool and command as hint, and for the speed inputs
 of bench/shrink_speed.py grown to 1 MB, records a sha256 of the shrunk text and of every field a
 caller sees (strategy, note, stats, the source of each output line, the spill locator and error).
-The budget-sized runs are repeated with a spill store, so the footer is covered too. Only hashes
-are written: no output of any case (held-out ones included) is printed.
+The budget-sized run with the hint is repeated with a spill store (the footer), with a query
+(the semantic ranking), with a line cap, and on the text with CRLF line ends. Only hashes are
+written: no output of any case (held-out ones included) is printed.
 
 Usage: python bench/shrink_dump.py OUT.json [--compare BASELINE.json]
 """
@@ -29,6 +30,10 @@ import klipui.shrink.text as text_module  # noqa: E402
 from klipui.shrink import Budget, Hint, Shrunk, shrink  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+QUERY = "why did it fail: error timeout"
+"""The agent's goal for the runs with a query (the semantic ranking of pieces)."""
+LINE_CAP = 120
+"""The line cap of the capped runs."""
 
 
 class _Store:
@@ -77,6 +82,12 @@ def dump() -> dict[str, str]:
         hashes[f"{folder.name}|1|hint|spill"] = _run(
             text, tool_hint, Budget(max_chars=base), _Store()
         )
+        asked = Hint(tool=meta.get("tool"), command=meta.get("command"), query=QUERY)
+        hashes[f"{folder.name}|1|query"] = _run(text, asked, Budget(max_chars=base))
+        capped = Budget(max_chars=base, max_line_chars=LINE_CAP)
+        hashes[f"{folder.name}|1|hint|cap"] = _run(text, tool_hint, capped)
+        crlf = text.replace("\n", "\r\n")
+        hashes[f"{folder.name}|1|hint|crlf"] = _run(crlf, tool_hint, Budget(max_chars=base))
     for kind, case in shrink_speed.KINDS.items():
         source_text, meta = shrink_speed._case(case)
         grown = shrink_speed.grow(source_text, shrink_speed.MB, kind)

@@ -143,8 +143,8 @@ def _sections(split_text: Lines) -> _Groups:
     if not heads:
         return groups
     # the columns of the sections, made in C
-    firsts = list(map(_PLUS_ONE, positions))
-    ends = [*positions[1:], len(nonblank)]
+    firsts = list(map(_PLUS_ONE, positions))  # a section's entries: nonblank[first:last]
+    lasts = [*positions[1:], len(nonblank)]
     groups.directories.extend(
         map(str.rstrip, map(str.rstrip, map(lines.__getitem__, heads), repeat(":")), repeat("/"))
     )
@@ -152,10 +152,10 @@ def _sections(split_text: Lines) -> _Groups:
     groups.starts.extend(map(_PLUS_ONE, heads))
     groups.ends.extend(
         nonblank[last - 1] + 1 if first < last else head + 1
-        for first, last, head in zip(firsts, ends, heads, strict=True)
+        for first, last, head in zip(firsts, lasts, heads, strict=True)
     )
     groups.firsts.extend(firsts)
-    groups.lasts.extend(ends)
+    groups.lasts.extend(lasts)
     return groups
 
 
