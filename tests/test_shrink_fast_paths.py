@@ -8,10 +8,13 @@ straightforward computation it replaces, on random and crafted inputs.
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_right
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
+from conftest import corpus_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +22,10 @@ from klipui.shrink import Budget, Hint, Keep, Summary, segments, shrink
 from klipui.shrink import pipeline as pipeline_module
 from klipui.shrink.reducers import diff, json, log, tests, tree
 from klipui.shrink.reducers._patterns import Lines, line_regex, lines_containing
-from klipui.shrink.text import marker, marker_length, split
+from klipui.shrink.text import long_lines, marker, marker_length, split
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from corpus_folds import part_of
 
 # tests reducer: the guarded scan ---------------------------------------------------------------
 
@@ -291,8 +297,18 @@ def _sections_by_loop(lines: list[str]) -> list[tuple[str, int, int, int, list[i
 def test_tree_sections_equal_the_line_by_line_reading(lines: list[str]) -> None:
     for newline in ("\n", "\r\n"):
         analysed = split("".join(line + newline for line in lines))
+        groups = tree._sections(analysed)
         found = [
-            (g.directory, g.header, g.start, g.end, g.entries) for g in tree._sections(analysed)
+            (directory, header, start, end, groups.entries[first:last])
+            for directory, header, start, end, first, last in zip(
+                groups.directories,
+                groups.headers,
+                groups.starts,
+                groups.ends,
+                groups.firsts,
+                groups.lasts,
+                strict=True,
+            )
         ]
         assert found == _sections_by_loop(lines)
 
@@ -577,3 +593,76 @@ def test_salience_scores_are_reused_as_copies() -> None:
     again = salience.Scores(lines, hint, 2000)
     assert again.score == expected and again.score is not first.score
     assert salience.Scores(lines, Hint(tool="read"), 2000).score != expected
+
+
+# long lines by windows, on real outputs ------------------------------------------------------
+
+_TUNED = [case for case in corpus_cases() if part_of(case.name) == "tuned"]
+
+
+@pytest.mark.parametrize("room", [40, 200, json.LONG_LINE])
+def test_long_lines_by_windows_equal_every_line_measured_on_the_corpus(room: int) -> None:
+    for case in _TUNED:
+        lines = split((case / "output.txt").read_text(encoding="utf-8"), cache=False)
+        expected = [i for i, line in enumerate(lines.lines) if len(line) > room]
+        assert long_lines(lines, room) == expected, case.name
+
+
+def test_tree_sections_as_columns_equal_the_line_by_line_reading_on_the_corpus() -> None:
+    for case in _TUNED:
+        text = (case / "output.txt").read_text(encoding="utf-8")
+        lines = split(text, cache=False)
+        if sum(1 for i in range(len(lines)) if tree._is_section(lines.lines, i)) < 3:
+            continue
+        groups = tree._sections(lines)
+        found = [
+            (directory, header, start, end, groups.entries[first:last])
+            for directory, header, start, end, first, last in zip(
+                groups.directories,
+                groups.headers,
+                groups.starts,
+                groups.ends,
+                groups.firsts,
+                groups.lasts,
+                strict=True,
+            )
+        ]
+        assert found == _sections_by_loop(lines.lines), case.name
+
+
+class _KeptPlan:
+    """A reducer from elsewhere that returns the same list every time."""
+
+    name = "kept"
+
+    def __init__(self) -> None:
+        self.plan: list[Keep | Summary] = [
+            Keep(0, 5, 2),
+            Summary(("[middle]",), 5, 195),
+            Keep(195, 200, 1),
+        ]
+
+    def detect(self, text: str, hint: Hint) -> bool:
+        return True
+
+    def reduce(self, text: str, hint: Hint, budget: Budget) -> list[Keep | Summary]:
+        return self.plan
+
+
+def test_a_plan_is_read_once_by_the_pipeline_but_a_kept_one_is_left_whole() -> None:
+    """The pipeline empties a built-in reducer's plan as it costs it (fewer live objects); the
+    list a reducer from elsewhere returns is copied first, so one that keeps it finds it whole."""
+    text = "".join(f"row {i} of a listing\n" for i in range(200))
+    reducer = _KeptPlan()
+    before = list(reducer.plan)
+    budget = Budget(max_chars=400)
+    first = shrink(text, Hint(), budget, only=["kept"], extra=[reducer])
+    again = shrink(text, Hint(), budget, only=["kept"], extra=[reducer])
+    assert reducer.plan == before
+    assert first.strategy == again.strategy == "kept"
+    assert first.content == again.content
+    plan = tree.reduce(text.replace("row ", "src/a/row"), Hint(), budget)
+    assert plan
+    lines = split(text.replace("row ", "src/a/row"), cache=False)
+    pieces = pipeline_module._pieces(plan, lines, pipeline_module._Layout(lines, 0))
+    assert plan == [] and pieces

@@ -41,6 +41,7 @@ from klipui.shrink.text import (
     count_lines,
     fits,
     line_starts,
+    long_lines,
     marker,
     marker_length,
     plural,
@@ -129,11 +130,14 @@ class Shrunk:
 # Reducer discovery
 
 
+_BUILTIN_PACKAGE = "klipui.shrink.reducers."
+
+
 def builtin_reducers() -> list[Reducer]:
     """The built-in reducer modules present, in pipeline order."""
     found: list[Reducer] = []
     for name in BUILTIN_ORDER:
-        qualified = f"klipui.shrink.reducers.{name}"
+        qualified = f"{_BUILTIN_PACKAGE}{name}"
         try:
             # Each is checked against `Reducer` statically (`_BUILTIN_TYPED` below).
             found.append(cast(Reducer, importlib.import_module(qualified)))
@@ -246,8 +250,10 @@ def reducer_chain(
 # Fitting a plan to a budget
 
 
-@dataclass(slots=True)
-class _Piece:
+class _Piece(NamedTuple):
+    """Input lines `[start, end)` kept (or stood for by `summary`) and what they cost shown (a
+    named tuple: a plan may hold hundreds of thousands)."""
+
     start: int
     end: int
     priority: float
@@ -328,7 +334,9 @@ def _within(chars: int, rows: int, max_chars: int, max_rows: int) -> bool:
 
 
 def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
-    """The plan checked (in order, no overlap, in range) and costed."""
+    """The plan checked (in order, no overlap, in range) and costed. The plan is emptied as it
+    is read, each item freed once costed: a plan of hundreds of thousands of items is never
+    held twice over for the cyclic collector to walk (callers pass a list of their own)."""
     n = len(lines)
     pieces: list[_Piece] = []
     append = pieces.append
@@ -336,7 +344,10 @@ def _pieces(plan: Plan, lines: Lines, layout: _Layout) -> list[_Piece]:
     starts, extra = plain if plain is not None else ([], 0)
     keep_cost = layout.keep_cost
     last = 0
-    for item in plan:
+    plan.reverse()
+    take = plan.pop
+    while plan:
+        item = take()
         kind = type(item)
         if kind is not Keep and kind is not Summary:
             raise ValueError(f"plan item {item!r} is neither Keep nor Summary")
@@ -600,9 +611,10 @@ def _cut_by_size(
             and result[-1].summary is None
             and result[-1].end == atom.start
         ):
-            result[-1].end = atom.end
-            result[-1].chars += atom.chars
-            result[-1].rows += 1
+            last = result[-1]
+            result[-1] = last._replace(
+                end=atom.end, chars=last.chars + atom.chars, rows=last.rows + 1
+            )
         else:
             result.append(_Piece(atom.start, atom.end, 0, atom.summary, atom.chars, atom.rows))
     return result
@@ -800,19 +812,18 @@ def _semantic_pieces(
             blocks.append(_Piece(start, end, 0.0, None, layout.keep_cost(start, end), end - start))
     spans = [(lines.starts[b.start], lines.starts[b.end]) for b in blocks if b.summary is None]
     scores = iter(semantic.bm25(lines.text, spans, query))
-    matched = False
-    for block in blocks:
-        if block.summary is None:
-            block.priority = next(scores)
-            matched = matched or block.priority > 0
-    if not matched:
+    blocks = [b if b.summary is not None else b._replace(priority=next(scores)) for b in blocks]
+    if not any(b.priority > 0 for b in blocks if b.summary is None):
         return None
     top = max((b.priority for b in blocks if b.summary is None), default=0.0)
     terms = semantic.query_terms(query)
-    for block in blocks:
-        if block.summary is not None:
-            written = " ".join(block.summary).lower()
-            block.priority = top / 2 if any(term in written for term in terms) else 0.0
+    written = [" ".join(b.summary).lower() if b.summary is not None else "" for b in blocks]
+    blocks = [
+        b
+        if b.summary is None
+        else b._replace(priority=top / 2 if any(term in said for term in terms) else 0.0)
+        for b, said in zip(blocks, written, strict=True)
+    ]
     return blocks, True
 
 
@@ -1103,6 +1114,8 @@ def _first_fit(
             plan = module.reduce(text, hint, budget)
             if plan is None:
                 continue
+            if not getattr(module, "__name__", "").startswith(_BUILTIN_PACKAGE):
+                plan = list(plan)  # a reducer from elsewhere may keep the list it returns
             fit = _fit(plan, module, layout.lines, layout, hint, room.chars, room.rows)
         except Exception as error:
             if name == "size":
@@ -1223,29 +1236,6 @@ def _shrink(
         tuple(spans),
         room.spill_problem,
     )
-
-
-def long_lines(lines: Lines, room: int) -> list[int]:
-    """Indices of the lines longer than `room` characters, in order.
-
-    A line that long holds a whole window of `(room + 1) // 2` characters starting at a
-    multiple of that width, so only windows without a newline lead to a line to measure: a few
-    characters are read a window, and no line object is touched for a text of short lines.
-    """
-    text, starts = lines.text, lines.starts
-    width = max(1, (room + 1) // 2)
-    found: list[int] = []
-    position, end = 0, len(text)
-    while position < end:
-        if text.find("\n", position, position + width) >= 0:
-            position += width
-            continue
-        i = bisect_right(starts, position) - 1
-        if len(lines.lines[i]) > room:
-            found.append(i)
-        after = starts[i + 1]
-        position = max(position + width, -(-after // width) * width)
-    return found
 
 
 def _uncut_lines_note(lines: Lines, spans: Sequence[Span], room: int) -> list[str]:

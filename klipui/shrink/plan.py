@@ -15,7 +15,7 @@ Detection should look at a bounded sample (`klipui.shrink.text.sample_lines`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +43,9 @@ class Budget:
     """Cap on a single line (0: lines are never cut)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Keep:
-    """Input lines `[start, end)` (0-based) kept verbatim."""
+class Keep(NamedTuple):
+    """Input lines `[start, end)` (0-based) kept verbatim (a named tuple: a plan holds one a
+    run of lines, often hundreds of thousands, so each is as light as Python makes it)."""
 
     start: int
     end: int
@@ -53,8 +53,7 @@ class Keep:
     """Higher survives longer when the pipeline must drop pieces to fit the budget."""
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(NamedTuple):
     """Lines written by the reducer that stand for input lines `[start, end)`, which are dropped.
 
     For example `[x340] GET /health 200` for 340 identical lines, or `src/: 412 files` for a

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Reducer, Summary
 from klipui.shrink.text import Lines
@@ -66,7 +66,7 @@ def cut(lines: Lines) -> list[tuple[int, int]]:
 
 
 def _shifted(plan: Plan, offset: int) -> tuple[Keep | Summary, ...]:
-    return tuple(replace(item, start=item.start + offset, end=item.end + offset) for item in plan)
+    return tuple(item._replace(start=item.start + offset, end=item.end + offset) for item in plan)
 
 
 def _recognise(

@@ -12,9 +12,11 @@ add up to what is missing.
 from __future__ import annotations
 
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add
 
 SAMPLE_HEAD_CHARS = 200_000
 SAMPLE_TAIL_CHARS = 50_000
@@ -43,13 +45,12 @@ class Lines:
 
 
 _last: Lines | None = None
-_PLUS_ONE = (1).__add__
 
 
 def line_starts(lines: Sequence[str]) -> list[int]:
     """Where each line begins when every line is followed by one newline, then the end:
     `[0, len(l0) + 1, len(l0) + len(l1) + 2, ...]` (computed without a Python-level loop)."""
-    return list(accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
+    return list(accumulate(map(add, map(len, lines), repeat(1)), initial=0))
 
 
 def split(text: str, *, cache: bool = True) -> Lines:
@@ -197,3 +198,26 @@ def sample_lines(text: str, head: int = 400, tail: int = 100) -> list[str]:
     if len(lines) <= head + tail:
         return list(lines)
     return lines[:head] + lines[-tail:] if tail else lines[:head]
+
+
+def long_lines(lines: Lines, room: int) -> list[int]:
+    """Indices of the lines longer than `room` characters, in order.
+
+    A line that long holds a whole window of `(room + 1) // 2` characters starting at a
+    multiple of that width, so only windows without a newline lead to a line to measure: a few
+    characters are read a window, and no line object is touched for a text of short lines.
+    """
+    text, starts = lines.text, lines.starts
+    width = max(1, (room + 1) // 2)
+    found: list[int] = []
+    position, end = 0, len(text)
+    while position < end:
+        if text.find("\n", position, position + width) >= 0:
+            position += width
+            continue
+        i = bisect_right(starts, position) - 1
+        if len(lines.lines[i]) > room:
+            found.append(i)
+        after = starts[i + 1]
+        position = max(position + width, -(-after // width) * width)
+    return found

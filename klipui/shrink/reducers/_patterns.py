@@ -77,9 +77,9 @@ class Lines:
             self.starts = line_starts(lines)
         else:
             lines = shown.lines
-            self.starts = [*shown.starts]
+            self.starts = shown.starts  # shared: neither side changes it
             if lines and not text.endswith("\n"):
-                self.starts[-1] += 1
+                self.starts = [*shown.starts[:-1], shown.starts[-1] + 1]
         self.text = text
         self.lines: list[str] = lines
         self.total_chars = self.cost_starts[-1]

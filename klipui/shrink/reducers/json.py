@@ -22,10 +22,10 @@ from __future__ import annotations
 import heapq
 import json as jsonlib
 import re
+import sys
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import replace
-from itertools import compress, pairwise, repeat
+from itertools import pairwise
 from typing import Any
 
 import orjson
@@ -42,7 +42,7 @@ from klipui.shrink.reducers._patterns import (
     template,
 )
 from klipui.shrink.reducers._patterns import TOP as LAST_RECORD
-from klipui.shrink.text import plural, safe_slice, sample, split, split_lines
+from klipui.shrink.text import long_lines, plural, safe_slice, sample, split, split_lines
 
 name = "json"
 describe = "structure kept, long arrays and objects sampled"
@@ -70,14 +70,35 @@ def detect(text: str, hint: Hint) -> bool:
     return text[-1000:].rstrip().endswith(("}", "]"))
 
 
+_SAMPLE_CHILDREN = max(ARRAY_KEEP, OBJECT_KEEP) + 1
+"""The children of a nested container the plan reads: its first ones (and the last)."""
+
+
 class _Container:
-    __slots__ = ("children", "close", "depth", "open")
+    """A container's open and close lines and its children (the first line of each): all of
+    them at the top level, the first `_SAMPLE_CHILDREN` deeper (all the plan reads there, so a
+    big document keeps no list of every line), with their count and the last one."""
+
+    __slots__ = ("children", "close", "count", "depth", "last", "limit", "open")
 
     def __init__(self, open_line: int, depth: int) -> None:
         self.open = open_line
         self.close = -1
         self.depth = depth
         self.children: list[int] = []
+        self.count = 0
+        self.last = -1
+        self.limit = sys.maxsize if depth == 0 else _SAMPLE_CHILDREN
+
+    def add(self, indices: range | list[int]) -> None:
+        """Children at these lines (ascending), after those added before."""
+        if not indices:
+            return
+        room = self.limit - self.count
+        if room > 0:
+            self.children.extend(indices[:room])
+        self.count += len(indices)
+        self.last = indices[-1]
 
 
 _CLOSE = re.compile(r"\n[ \t]*[}\]]")
@@ -130,15 +151,18 @@ def _containers(lines: list[str], text: str) -> list[_Container] | None:
     stack: list[_Container] = []
     found: list[_Container] = []
     done = -1  # the last line handled
-    closes = zip(_bracket_lines(text, starts, False), repeat(0))
-    opens = zip(_bracket_lines(text, starts, True), repeat(1))
-    for i, opening in heapq.merge(closes, opens):
+    # each bracket line as `2 * line + opening` (a close before an open on one line): one sort
+    # of plain ints, no tuple a line for the collector to count
+    closes = map((2).__mul__, _bracket_lines(text, starts, False))
+    opens = map((1).__add__, map((2).__mul__, _bracket_lines(text, starts, True)))
+    for code in sorted([*closes, *opens]):
+        i, opening = code >> 1, code & 1
         if i > done + 1:
             if not stack:
                 if found:
                     return None  # text after the top-level value
             else:
-                _add_plain(stack[-1].children, lines, done + 1, i, has_blank)
+                _add_plain(stack[-1], lines, done + 1, i, has_blank)
         if not opening:
             if not stack:
                 return None
@@ -146,7 +170,7 @@ def _containers(lines: list[str], text: str) -> list[_Container] | None:
             done = i
             continue
         if stack:
-            stack[-1].children.append(i)
+            stack[-1].add([i])
         elif found:
             return None  # a second top-level value
         container = _Container(i, len(stack))
@@ -156,18 +180,18 @@ def _containers(lines: list[str], text: str) -> list[_Container] | None:
     if done + 1 < len(lines) and any(line.strip() for line in lines[done + 1 :]):
         if not stack:
             return None
-        _add_plain(stack[-1].children, lines, done + 1, len(lines), has_blank)
+        _add_plain(stack[-1], lines, done + 1, len(lines), has_blank)
     if stack or not found:
         return None
     return found
 
 
-def _add_plain(children: list[int], lines: list[str], start: int, end: int, blank: bool) -> None:
+def _add_plain(container: _Container, lines: list[str], start: int, end: int, blank: bool) -> None:
     """Lines `[start, end)` (no bracket lines) as children, blank lines skipped."""
     if blank:
-        children.extend(i for i in range(start, end) if lines[i].strip())
+        container.add([i for i in range(start, end) if lines[i].strip()])
     else:
-        children.extend(range(start, end))
+        container.add(range(start, end))
 
 
 def _line_plan(lines: list[str], text: str) -> Plan | None:
@@ -186,24 +210,24 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
     for container in containers:
         children = container.children
         keep = ARRAY_KEEP if lines[container.open].rstrip().endswith("[") else OBJECT_KEEP
-        if len(children) <= keep + 2:
+        if container.count <= keep + 2:
             continue
-        bounds = [*children, container.close]
         if container.depth == 0:
+            bounds = [*children, container.close]
             # top-level keys go last, the biggest first
             for first, last in zip(bounds[keep:], bounds[keep + 1 :], strict=False):
                 lower(first, last, -1 - (last - first) / (n + 1))
         else:
             # the first items and the last one (often the newest) are the sample
-            weight = -len(children) * (2**container.depth)
+            weight = -container.count * (2**container.depth)
             sample_weight = min(-2, weight // 4)
             lower(children[0], children[keep], sample_weight)
-            lower(children[keep], children[-1], weight)
+            lower(children[keep], container.last, weight)
             # the last item outlives the first ones: ties go to the later, newer item
-            lower(children[-1], container.close, -((-sample_weight) // 2))
+            lower(container.last, container.close, -((-sample_weight) // 2))
     # a long value (a package's whole README) goes before the short keys around it; the long
-    # lines are found in C (few lines are long)
-    for i in compress(range(n), map(LONG_LINE.__lt__, map(len, lines))):
+    # lines are found a window of the text at a time (few lines are long)
+    for i in long_lines(split(text), LONG_LINE):
         lower(i, i + 1, -1 - len(lines[i]) // 10)
         cuts.add(i + 1)
     starts, values = _lowest(lowered, n)
@@ -327,7 +351,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         if body is None:
             return None
         head: Plan = [Keep(0, start, TOP)]
-        return head + [replace(p, start=p.start + start, end=p.end + start) for p in body]
+        return head + [p._replace(start=p.start + start, end=p.end + start) for p in body]
     if len(lines) > 2 and _json_lines(lines):
         return _records_plan(text, budget)
     pretty = lines[0].strip() in ("{", "[")

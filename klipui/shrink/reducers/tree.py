@@ -12,9 +12,9 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from itertools import compress, count, repeat
 from operator import ne
+from typing import NamedTuple
 
 from klipui.shrink.plan import Budget, Hint, Keep, Piece, Plan, Summary
 from klipui.shrink.text import Lines, sample_lines, split
@@ -80,16 +80,18 @@ def detect(text: str, hint: Hint) -> bool:
     return listing and bool(nonblank) and paths >= 0.5 * len(nonblank)
 
 
-@dataclass(slots=True)
-class _Group:
-    """A run of entries of one directory: lines `[start, end)`, header line or -1."""
+class _Groups(NamedTuple):
+    """Runs of entries, one of a directory each, as columns (a listing has tens of thousands
+    of runs: no object a run). Run k covers lines `[starts[k], ends[k])` under header line
+    `headers[k]` (or -1); its entries are `entries[firsts[k]:lasts[k]]`, in order."""
 
-    directory: str
-    header: int
-    start: int
-    end: int
-    depth: int
-    entries: list[int] = field(default_factory=list)
+    directories: list[str]
+    headers: list[int]
+    starts: list[int]
+    ends: list[int]
+    firsts: list[int]
+    lasts: list[int]
+    entries: list[int]
 
 
 def _placement(directory: str, root: str) -> tuple[int, str]:
@@ -125,44 +127,69 @@ def _nonblank(lines: list[str]) -> list[int]:
     return list(compress(range(len(lines)), map(str.strip, lines)))
 
 
-def _sections(split_text: Lines) -> list[_Group]:
+def _sections(split_text: Lines) -> _Groups:
     """The `ls -R` sections (the lines before the first header are the `.` group); headers are
     looked for among the lines ending with a colon only, entries are cut from one list of the
     lines that are not blank."""
     lines = split_text.lines
     heads = [i for i in _colon_ends(split_text) if _is_section(lines, i)]
     nonblank = _nonblank(lines)
-    groups: list[_Group] = []
+    groups = _Groups([], [], [], [], [], [], nonblank)
     # a header is not blank: where it sits in `nonblank` bounds the entries before and after it
     positions = list(map(bisect_left, repeat(nonblank), heads))
-    lead = nonblank[: positions[0]] if heads else nonblank
+    lead = positions[0] if heads else len(nonblank)
     if lead:
-        groups.append(_Group(".", -1, lead[0], lead[-1] + 1, 0, lead))
+        _append(groups, ".", -1, nonblank[0], nonblank[lead - 1] + 1, 0, lead)
     if not heads:
         return groups
-    # the columns of the sections made in C, then one group a section
-    ends = [*positions[1:], len(nonblank)]
-    entries = list(map(nonblank.__getitem__, map(slice, map(_PLUS_ONE, positions), ends)))
-    lasts = [part[-1] + 1 if part else head + 1 for part, head in zip(entries, heads, strict=True)]
-    names = map(
-        str.rstrip, map(str.rstrip, map(lines.__getitem__, heads), repeat(":")), repeat("/")
+    # the columns of the sections, made in C
+    firsts = list(map(_PLUS_ONE, positions))  # a section's entries: nonblank[first:last]
+    lasts = [*positions[1:], len(nonblank)]
+    groups.directories.extend(
+        map(str.rstrip, map(str.rstrip, map(lines.__getitem__, heads), repeat(":")), repeat("/"))
     )
-    groups.extend(map(_Group, names, heads, map(_PLUS_ONE, heads), lasts, repeat(0), entries))
+    groups.headers.extend(heads)
+    groups.starts.extend(map(_PLUS_ONE, heads))
+    groups.ends.extend(
+        nonblank[last - 1] + 1 if first < last else head + 1
+        for first, last, head in zip(firsts, lasts, heads, strict=True)
+    )
+    groups.firsts.extend(firsts)
+    groups.lasts.extend(lasts)
     return groups
 
 
-def _path_runs(lines: list[str]) -> list[_Group]:
-    groups: list[_Group] = []
+def _append(
+    groups: _Groups, directory: str, header: int, start: int, end: int, first: int, last: int
+) -> None:
+    """Add a run to `groups`."""
+    groups.directories.append(directory)
+    groups.headers.append(header)
+    groups.starts.append(start)
+    groups.ends.append(end)
+    groups.firsts.append(first)
+    groups.lasts.append(last)
+
+
+def _path_runs(lines: list[str]) -> _Groups:
+    groups = _Groups([], [], [], [], [], [], [])
+    directories, ends, lasts, entries = (
+        groups.directories,
+        groups.ends,
+        groups.lasts,
+        groups.entries,
+    )
     for i, line in enumerate(lines):
         path = line.strip().rstrip("/")
         if not path:
             continue
         directory = path.rsplit("/", 1)[0] if "/" in path else "."
-        if groups and groups[-1].directory == directory and groups[-1].end == i:
-            groups[-1].entries.append(i)
-            groups[-1].end = i + 1
+        entries.append(i)
+        if directories and directories[-1] == directory and ends[-1] == i:
+            ends[-1] = i + 1
+            lasts[-1] = len(entries)
         else:
-            groups.append(_Group(directory, -1, i, i + 1, 0, [i]))
+            _append(groups, directory, -1, i, i + 1, len(entries) - 1, len(entries))
     return groups
 
 
@@ -181,13 +208,18 @@ def _common_root(directories: list[str]) -> str:
     return shared[: max(0, shared.rfind("/"))]
 
 
-def _root(groups: list[_Group], sections: bool) -> str:
+def _root(groups: _Groups, sections: bool) -> str:
     """The directory the listing is of: the first `ls -R` header when every other lies
     under it, else the components all directories share."""
-    root = _common_root([g.directory for g in groups if g.header >= 0 or not sections])
-    if sections and groups[0].header >= 0:
-        lead = groups[0].directory
-        if all(map(str.startswith, (g.directory for g in groups), repeat(lead))):
+    directories = groups.directories
+    if sections:
+        named = list(compress(directories, map((-1).__lt__, groups.headers)))
+    else:
+        named = directories
+    root = _common_root(named)
+    if sections and groups.headers[0] >= 0:
+        lead = directories[0]
+        if all(map(str.startswith, directories, repeat(lead))):
             return lead
     return root
 
@@ -197,32 +229,44 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     lines = split_text.lines
     sections = sum(1 for i in range(min(len(lines), 2000)) if _is_section(lines, i)) >= 3
     groups = _sections(split_text) if sections else _path_runs(lines)
-    if not groups:
+    if not groups.directories:
         return None
     root = _root(groups, sections)
+    depths: list[int] = []
     group_tops: list[str] = []
-    for group in groups:
-        group.depth, top = _placement(group.directory, root)
+    for directory in groups.directories:
+        depth, top = _placement(directory, root)
+        depths.append(depth)
         group_tops.append(top)
-    plan, summarised = _plan(groups, group_tops)
+    plan, summarised = _plan(groups, depths, group_tops)
     return plan if summarised else None
 
 
-def _plan(groups: list[_Group], group_tops: list[str]) -> tuple[Plan, bool]:
+def _plan(groups: _Groups, depths: list[int], group_tops: list[str]) -> tuple[Plan, bool]:
     """The plan of the listing; whether it collapses a directory or counts a top-level one."""
     tops = Counter(top for top in group_tops if top)
     top_entries: dict[str, int] = {}
-    for group, top in zip(groups, group_tops, strict=True):
+    for first, last, top in zip(groups.firsts, groups.lasts, group_tops, strict=True):
         if top:
-            top_entries[top] = top_entries.get(top, 0) + len(group.entries)
+            top_entries[top] = top_entries.get(top, 0) + last - first
     announced: set[str] = set()
     shown: dict[str, int] = {}
     first_of_top = dict.fromkeys(tops, TOP_ENTRIES)
     plan: Plan = []
     append = plan.append
     collapsed = False
-    for group, top in zip(groups, group_tops, strict=True):
-        depth, directory, header = group.depth, group.directory, group.header
+    all_entries = groups.entries
+    for directory, header, start, end, first_entry, last_entry, depth, top in zip(
+        groups.directories,
+        groups.headers,
+        groups.starts,
+        groups.ends,
+        groups.firsts,
+        groups.lasts,
+        depths,
+        group_tops,
+        strict=True,
+    ):
         entry_priority = _ENTRY_PRIORITY[depth] if depth < _DEEP else 0
         if header >= 0:
             append(Keep(header, header + 1, _HEADER_PRIORITY[depth] if depth < _DEEP else 1))
@@ -230,11 +274,12 @@ def _plan(groups: list[_Group], group_tops: list[str]) -> tuple[Plan, bool]:
             announced.add(top)
             folders = "1 directory" if tops[top] == 1 else f"{tops[top]:,} directories"
             count = f"{top_entries[top]:,} entries in {folders}"
-            position = header + 1 if header >= 0 else group.start
+            position = header + 1 if header >= 0 else start
             append(Summary((f"[{top}/: {count}]",), position, position, 7))
-        entries = group.entries
+        count = last_entry - first_entry
         limit = ROOT_ENTRIES if depth == 0 else ENTRIES
-        kept = entries[:limit] if len(entries) > limit + 1 else entries
+        # only the entries kept are copied out of the column (a directory may hold thousands)
+        kept = all_entries[first_entry : first_entry + limit if count > limit + 1 else last_entry]
         # the root's first entries are the layout; its later ones go before top-level counts
         before = shown.get(directory, 0)  # a folder may come in several runs
         first = ENTRIES - before if before < ENTRIES else 0
@@ -255,10 +300,12 @@ def _plan(groups: list[_Group], group_tops: list[str]) -> tuple[Plan, bool]:
             _keep_runs(append, kept[:first], entry_priority)
         if first < len(kept):
             _keep_runs(append, kept[first:], 3 if depth == 0 else 0)
-        if len(kept) < len(entries):
+        if len(kept) < count:
             collapsed = True
-            more = f"  ... and {len(entries) - len(kept):,} more in {directory}"
-            append(Summary((more,), entries[len(kept)], group.end, min(entry_priority, 7)))
+            more = f"  ... and {count - len(kept):,} more in {directory}"
+            append(
+                Summary((more,), all_entries[first_entry + len(kept)], end, min(entry_priority, 7))
+            )
     return plan, collapsed or bool(announced)
 
 
