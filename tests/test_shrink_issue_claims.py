@@ -1,0 +1,96 @@
+"""Issue 16's named weaknesses, each checked on an output captured here from the real tool
+(tests/fixtures/shrink_claims): what the issue says must survive a shrink does, within budget."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from klipui.shrink import Budget, Hint, Shrunk, shrink
+
+CLAIMS = Path(__file__).parent / "fixtures" / "shrink_claims"
+
+
+def _read(name: str) -> str:
+    return (CLAIMS / name).read_text(encoding="utf-8")
+
+
+def _shrunk(name: str, max_chars: int, command: str | None = None, **hint: object) -> Shrunk:
+    text = _read(name)
+    assert len(text) > max_chars
+    out = shrink(text, Hint(tool="bash", command=command, **hint), Budget(max_chars=max_chars))  # type: ignore[arg-type]
+    assert out.reduced
+    assert len(out.content) <= max_chars
+    return out
+
+
+def _missing(content: str, must: list[str]) -> list[str]:
+    return [s for s in must if s not in content]
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Unrecognised shapes and tables
+
+
+def test_dpkg_l_keeps_its_header_rows() -> None:
+    lines = _read("dpkg-l.txt").splitlines()
+    out = _shrunk("dpkg-l.txt", 2_000, "dpkg -l 'lib[a-d]*'")
+    assert not _missing(out.content, lines[:5]), out.content  # legend, column names, rule
+    assert lines[5] in out.content  # the first package
+
+
+def test_pip_list_v_keeps_its_header_row() -> None:
+    lines = _read("pip-list-v.txt").splitlines()
+    out = _shrunk("pip-list-v.txt", 1_500, "pip list -v")
+    assert not _missing(out.content, lines[:3]), out.content
+
+
+def test_the_one_error_among_a_thousand_copied_files_is_kept() -> None:
+    text = _read("cp-rv-one-error.txt")
+    error = next(line for line in text.splitlines() if line.startswith("cp: "))
+    first = text.splitlines()[0]
+    for max_chars in (1_000, 2_000):
+        out = _shrunk("cp-rv-one-error.txt", max_chars, exit_code=1)
+        assert not _missing(out.content, [error, first]), out.content
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Logs
+
+
+def test_syslog_priority_ranks_the_error_record() -> None:
+    """`logger -s` lines lead with `<PRI>`; the one `<11>` (user.err) record is kept, though
+    its words say nothing of an error, and the levels are counted by severity."""
+    text = _read("logger-syslog-levels.txt")
+    error = next(line for line in text.splitlines() if line.startswith("<11>"))
+    assert not re.search(r"(?i)error|fail|fatal", error)
+    for max_chars in (500, 1_000, 3_000):
+        out = _shrunk("logger-syslog-levels.txt", max_chars)
+        assert out.strategy.startswith("log"), out.note
+        assert error in out.content, out.content
+    assert (
+        "[records by level: INFO 600, ERROR 1]"
+        in _shrunk("logger-syslog-levels.txt", 3_000).content
+    )
+
+
+def _commits(text: str) -> list[tuple[str, str, str]]:
+    """(header, author, subject) of each commit of a `git log -p`."""
+    return re.findall(
+        r"^(commit \w+)\n(?:Merge: .*\n)?(Author: .*)\nDate: .*\n\n(    .*)", text, re.M
+    )
+
+
+def test_git_log_p_keeps_the_newest_commits_headers_whole() -> None:
+    """`git -C klipui log -p -n 20 -U1 -- klipui/shrink/reducers tests/...round6.py`: the
+    newest commits keep hash, author and subject, and an indented context line of a patch
+    (`    ... release ...`) does not make its commit notable (it took the room of the
+    headers)."""
+    commits = _commits(_read("git-log-p-klipui.txt"))
+    assert len(commits) == 20
+    for max_chars, newest in ((3_000, 7), (4_000, 9), (6_000, 15)):
+        out = _shrunk("git-log-p-klipui.txt", max_chars, "git log -p -n 20")
+        assert out.strategy == "gitlog", out.note
+        for header, author, subject in commits[:newest]:
+            assert not _missing(out.content, [header, author, subject]), (header, out.content)
+        assert commits[-1][0] in out.content  # the oldest commit too
