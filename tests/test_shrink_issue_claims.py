@@ -15,10 +15,17 @@ def _read(name: str) -> str:
     return (CLAIMS / name).read_text(encoding="utf-8")
 
 
-def _shrunk(name: str, max_chars: int, command: str | None = None, **hint: object) -> Shrunk:
+def _shrunk(
+    name: str,
+    max_chars: int,
+    command: str | None = None,
+    tool: str = "bash",
+    exit_code: int | None = None,
+) -> Shrunk:
     text = _read(name)
     assert len(text) > max_chars
-    out = shrink(text, Hint(tool="bash", command=command, **hint), Budget(max_chars=max_chars))  # type: ignore[arg-type]
+    hint = Hint(tool=tool, command=command, exit_code=exit_code)
+    out = shrink(text, hint, Budget(max_chars=max_chars))
     assert out.reduced
     assert len(out.content) <= max_chars
     return out
@@ -94,3 +101,78 @@ def test_git_log_p_keeps_the_newest_commits_headers_whole() -> None:
         for header, author, subject in commits[:newest]:
             assert not _missing(out.content, [header, author, subject]), (header, out.content)
         assert commits[-1][0] in out.content  # the oldest commit too
+
+
+def test_pino_numeric_levels_rank_the_error_and_the_warning() -> None:
+    """pino writes `"level":50` for an error, `"level":40` for a warning (node, pino 9)."""
+    text = _read("pino-numeric-levels.txt")
+    error = next(line for line in text.splitlines() if '"level":50' in line)
+    warning = next(line for line in text.splitlines() if '"level":40' in line)
+    for max_chars in (600, 1_500):
+        out = _shrunk("pino-numeric-levels.txt", max_chars, "node app.js")
+        assert out.strategy.startswith("log"), out.note
+        assert not _missing(out.content, [error, warning]), out.content
+
+
+def test_traceback_inside_a_log_with_bracketed_times_keeps_its_frames() -> None:
+    """Python logging with `[%H:%M:%S]` times: the record, the whole traceback and the last
+    record are kept; the bracketed time is not read as grep's `path:line:` even when the hint
+    says grep."""
+    text = _read("python-logging-bracket-time-traceback.txt")
+    lines = text.splitlines()
+    record = next(i for i, line in enumerate(lines) if " ERROR " in line)
+    trace = lines[record : record + 8]
+    assert trace[1] == "Traceback (most recent call last):"
+    for tool in ("bash", "grep"):
+        out = _shrunk("python-logging-bracket-time-traceback.txt", 1_000, tool=tool)
+        assert out.strategy.startswith("log"), out.note
+        assert not _missing(out.content, [*trace, lines[-1]]), out.content
+
+
+def test_stack_frames_in_less_common_layouts_are_kept() -> None:
+    """A node uncaught error, a Go goroutine panic, Tcl's errorInfo, Python faulthandler's dump:
+    each after hundreds of routine lines, kept with the program's frames."""
+    cases = {
+        "node-uncaught-in-output.txt": (
+            800,
+            [
+                "RangeError: empty amount on line 400",
+                "    at toAmount (/tmp/g9/nodeerr/parse.js:2:27)",
+                "    at parseRow (/tmp/g9/nodeerr/parse.js:7:36)",
+                "    at importBatch (/tmp/g9/nodeerr/worker.js:2:42)",
+                "Node.js v20.20.2",
+            ],
+        ),
+        "go-run-nil-map-panic.txt": (
+            700,
+            [
+                "panic: assignment to entry in nil map",
+                "goroutine 18 [running]:",
+                "main.(*cache).touch(...)",
+                "\t/tmp/g9/gopanic/main.go:21 +0x170",
+                "created by main.main",
+                "exit status 2",
+            ],
+        ),
+        "tclsh-error-info.txt": (
+            500,
+            [
+                'expected integer but got "many"',
+                '    (procedure "fmt_row" line 3)',
+                '    (procedure "render" line 3)',
+                '    (file "report.tcl" line 15)',
+            ],
+        ),
+        "python-faulthandler-segv.txt": (
+            600,
+            [
+                "Fatal Python error: Segmentation fault",
+                '  File "/tmp/g9/fh/job.py", line 5 in read_block',
+                '  File "/tmp/g9/fh/job.py", line 9 in scan',
+                '  File "/tmp/g9/fh/job.py", line 12 in <module>',
+            ],
+        ),
+    }
+    for name, (max_chars, must) in cases.items():
+        out = _shrunk(name, max_chars, exit_code=1)
+        assert not _missing(out.content, must), (name, out.content)
