@@ -176,3 +176,21 @@ def test_stack_frames_in_less_common_layouts_are_kept() -> None:
     for name, (max_chars, must) in cases.items():
         out = _shrunk(name, max_chars, exit_code=1)
         assert not _missing(out.content, must), (name, out.content)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Repeats
+
+
+def test_a_bump_repeated_in_four_files_outlives_forty_eight_moved_files() -> None:
+    """`git diff --cached -M`: requests 2.31.0 -> 2.32.3 in four requirements.txt, and 48
+    modules moved src/ -> app/ with one word added on one line each. Each file's bump is kept
+    (the moved files' headers used to push out three of the four even at 10,000 chars)."""
+    text = _read("git-diff-bump-and-48-renames.txt")
+    assert text.count("rename from ") == 48
+    for max_chars in (1_500, 3_000, 6_000):
+        out = _shrunk("git-diff-bump-and-48-renames.txt", max_chars, "git diff --cached -M")
+        assert out.strategy.startswith("diff"), out.note
+        assert out.content.count("\n-requests==2.31.0\n+requests==2.32.3\n") == 4, out.content
+        for service in ("api", "worker", "billing", "notifier"):
+            assert f"+++ b/services/{service}/requirements.txt" in out.content
