@@ -194,3 +194,71 @@ def test_a_bump_repeated_in_four_files_outlives_forty_eight_moved_files() -> Non
         assert out.content.count("\n-requests==2.31.0\n+requests==2.32.3\n") == 4, out.content
         for service in ("api", "worker", "billing", "notifier"):
             assert f"+++ b/services/{service}/requirements.txt" in out.content
+
+
+def test_retries_keep_first_last_and_the_exact_count() -> None:
+    """60 refused connections, one line each, differing by the attempt number: the first and
+    the last attempt are kept, with the count of those between; more of them when the budget
+    has room."""
+    lines = _read("python-wait-ready-60-retries.txt").splitlines()
+    for max_chars, shown in ((400, 3), (1_000, 9), (3_000, 30)):
+        out = _shrunk("python-wait-ready-60-retries.txt", max_chars, exit_code=3)
+        assert out.strategy == "repeat", out.note
+        kept = [line for line in lines if line in out.content.splitlines()]
+        attempts = [line for line in kept if line.startswith("attempt ")]
+        assert attempts[0] == lines[1] and attempts[-1] == lines[60]
+        assert len(attempts) >= shown
+        assert f"... {60 - len(attempts)} similar lines (" in out.content
+        assert lines[-1] in out.content  # service never became ready
+
+
+def test_pip_keeps_its_last_retry_and_the_error() -> None:
+    lines = _read("pip-download-retries.txt").splitlines()
+    last_retry = next(line for line in lines if "Retry(total=0," in line)
+    out = _shrunk("pip-download-retries.txt", 700, "pip download leftpad-nope", exit_code=1)
+    assert not _missing(out.content, [last_retry, *lines[-2:]]), out.content
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Spare budget
+
+
+def test_all_pass_pytest_keeps_platform_collected_skips_and_summary() -> None:
+    text = _read("pytest-v-all-pass-skips.txt")
+    lines = text.splitlines()
+    skipped = [line for line in lines if line.startswith("SKIPPED [1]")]
+    assert len(skipped) == 3
+    must = [
+        next(line for line in lines if line.startswith("platform linux")),
+        next(line for line in lines if "collected 543 items" in line),
+        *skipped,
+        lines[-1],  # ==== 540 passed, 3 skipped in ... ====
+    ]
+    for max_chars in (3_000, 6_000):
+        out = _shrunk("pytest-v-all-pass-skips.txt", max_chars, "pytest -v -rs tests", exit_code=0)
+        assert not _missing(out.content, must), out.content
+        assert len(out.content) >= 0.9 * max_chars
+
+
+def test_a_6000_char_budget_is_mostly_used() -> None:
+    """Every captured output bigger than the budget fills at least 85% of it, whatever reducer
+    reads it (the repeat reducer used 409 characters of 6,000 on Tcl's 7,272)."""
+    for path in sorted(CLAIMS.iterdir()):
+        text = path.read_text(encoding="utf-8")
+        if len(text) <= 6_000:
+            continue
+        out = shrink(text, Hint(tool="bash"), Budget(max_chars=6_000))
+        assert 0.85 * 6_000 <= len(out.content) <= 6_000, (path.name, out.strategy)
+
+
+def test_a_summary_in_unfamiliar_words_is_kept() -> None:
+    """clang's `211 warnings and 2 errors generated.`, with the build reducer and with none."""
+    summary = "211 warnings and 2 errors generated."
+    errors = ["'missing_total'", "incomplete type 'struct ledger_row'"]
+    text = _read("clang-warnings-and-errors.txt")
+    for max_chars in (800, 1_500):
+        out = _shrunk("clang-warnings-and-errors.txt", max_chars, "clang -c ledger.c", exit_code=1)
+        assert not _missing(out.content, [summary, *errors]), out.content
+        plain = shrink(text, Hint(tool="bash"), Budget(max_chars=max_chars), only=[])
+        assert plain.strategy == "salience"
+        assert not _missing(plain.content, [summary, *errors]), plain.content

@@ -255,11 +255,17 @@ def test_repeat_collapses_retry_storm_and_progress() -> None:
 
 def test_repeat_counts_exactly() -> None:
     text = "".join(f"2026-01-01T00:00:{i % 60:02d} retry {i} of 3000\n" for i in range(3000))
-    plan = repeat.reduce(text, Hint(), Budget())
+    plan = repeat.reduce(text, Hint(), Budget(max_chars=200))
     assert plan is not None
     summary = next(p for p in plan if isinstance(p, Summary))
     assert (summary.start, summary.end) == (2, 2999)
     assert summary.lines[0].startswith("... 2,997 similar lines (")
+    # with room, more of both ends is shown and the count is of what is still hidden
+    roomy = repeat.reduce(text, Hint(), Budget(max_chars=4_000))
+    assert roomy is not None
+    summary = next(p for p in roomy if isinstance(p, Summary))
+    assert 2 < summary.start and summary.end < 2999
+    assert summary.lines[0].startswith(f"... {summary.end - summary.start:,} similar lines (")
 
 
 def test_repeat_leaves_unrepeated_text() -> None:
