@@ -262,3 +262,44 @@ def test_a_summary_in_unfamiliar_words_is_kept() -> None:
         plain = shrink(text, Hint(tool="bash"), Budget(max_chars=max_chars), only=[])
         assert plain.strategy == "salience"
         assert not _missing(plain.content, [summary, *errors]), plain.content
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. cargo test, find, JSON
+
+
+def test_cargo_test_keeps_its_failed_index_lines() -> None:
+    text = _read("cargo-test-two-failed.txt")
+    failed = [line for line in text.splitlines() if line.endswith(" ... FAILED")]
+    assert len(failed) == 2
+    for max_chars in (1_000, 2_000):
+        out = _shrunk("cargo-test-two-failed.txt", max_chars, "cargo test", exit_code=101)
+        assert out.strategy == "tests", out.note
+        must = [*failed, "half a cent rounds up", "over cap", "test result: FAILED. 180 passed"]
+        assert not _missing(out.content, must), out.content
+
+
+def test_find_over_two_roots_gives_each_root_its_entries() -> None:
+    text = _read("find-zoneinfo-america-etc-ssl.txt")
+    for max_chars in (1_000, 2_500):
+        out = _shrunk("find-zoneinfo-america-etc-ssl.txt", max_chars, "find A B")
+        for root in ("/usr/share/zoneinfo/America", "/etc/ssl"):
+            kept = [line for line in out.content.splitlines() if line.startswith(root + "/")]
+            assert len(kept) >= 5, (root, out.content)
+            assert root + "\n" in out.content
+        assert text.splitlines()[-1] in out.content or "more in /etc/ssl" in out.content
+
+
+def test_json_keeps_later_items_and_trailing_keys() -> None:
+    """`pip inspect | jq '{version, pip_version, installed: [...], environment}'`: the last
+    packages of the array and the `environment` object after it survive."""
+    text = _read("pip-inspect-jq.json")
+    names = re.findall(r'^      "name": "([^"]+)"', text, re.M)
+    assert len(names) == 35
+    for max_chars, last in ((2_000, 1), (4_000, 2)):
+        out = _shrunk("pip-inspect-jq.json", max_chars, "pip inspect | jq")
+        assert out.strategy.startswith("json"), out.note
+        must = [f'"name": "{name}"' for name in (names[0], *names[-last:])]
+        assert not _missing(out.content, [*must, '"environment": {', '"platform_machine"']), (
+            out.content
+        )
