@@ -303,3 +303,40 @@ def test_json_keeps_later_items_and_trailing_keys() -> None:
         assert not _missing(out.content, [*must, '"environment": {', '"platform_machine"']), (
             out.content
         )
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. sql (PostgreSQL 15 on a local socket, sqlite 3); docker did not run here (no daemon)
+
+
+def test_psql_result_keeps_header_ends_and_row_count() -> None:
+    lines = _read("psql-select-join-980-rows.txt").splitlines()
+    out = _shrunk("psql-select-join-980-rows.txt", 1_200, "psql -c 'select ...'")
+    assert out.strategy == "sql", out.note
+    assert not _missing(out.content, [lines[0], lines[1], lines[2], lines[-3], "(980 rows)"])
+
+
+def test_sqlite_column_result_keeps_header_ends_and_a_count() -> None:
+    lines = _read("sqlite3-column-items.txt").splitlines()
+    out = _shrunk("sqlite3-column-items.txt", 800, "sqlite3 -header -column shop.db")
+    assert out.strategy == "sql", out.note
+    assert not _missing(out.content, [lines[0], lines[1], lines[2], lines[-1], "[532 rows]"])
+
+
+def test_explain_analyze_keeps_the_nodes_where_the_time_goes() -> None:
+    """A parallel hash join: the sequential scan that throws away 50,692 rows (the most time of
+    its own) is kept with that count at 1,000 chars, the partial aggregate at 1,400; the
+    nodes that only pass rows up (Sort, Finalize, whose time is all their children's) no
+    longer outrank them."""
+    must = [
+        " Sort  (cost=4469.87",
+        "->  Parallel Seq Scan on orders o",
+        "Rows Removed by Filter: 50692",
+        "Execution Time: 29.437 ms",
+        "(26 rows)",
+    ]
+    out = _shrunk("psql-explain-analyze-parallel-join.txt", 1_000, "psql -c 'explain analyze'")
+    assert out.strategy == "sql", out.note
+    assert not _missing(out.content, must), out.content
+    roomy = _shrunk("psql-explain-analyze-parallel-join.txt", 1_400, "psql")
+    assert not _missing(roomy.content, [*must, "->  Partial HashAggregate"]), roomy.content
