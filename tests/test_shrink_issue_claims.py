@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
-from klipui.shrink import Budget, Hint, Shrunk, shrink
+from klipui.shrink import Budget, FileSpillStore, Hint, Shrunk, shrink
 
 CLAIMS = Path(__file__).parent / "fixtures" / "shrink_claims"
 
@@ -340,3 +344,43 @@ def test_explain_analyze_keeps_the_nodes_where_the_time_goes() -> None:
     assert not _missing(out.content, must), out.content
     roomy = _shrunk("psql-explain-analyze-parallel-join.txt", 1_400, "psql")
     assert not _missing(roomy.content, [*must, "->  Partial HashAggregate"]), roomy.content
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. The hook and the library
+
+
+def test_klipui_hook_gives_the_library_s_text(tmp_path: Path) -> None:
+    """Every captured output, one JSON tool result a line through `klipui hook` (a process of
+    its own, no settings file), comes back as `shrink` gives it for the same hint and budget,
+    with no spill and with one (the footer's locator set aside)."""
+    names = sorted(path.name for path in CLAIMS.iterdir())
+    texts = [_read(name) for name in names]
+    records = [
+        json.dumps({"llm_content": text, "tool": "bash", "command": f"run {name}", "exit_code": 1})
+        for name, text in zip(names, texts, strict=True)
+    ]
+    footer = re.compile(r"\[full output saved as [^\]\n]*\]")
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    for max_chars in (1_000, 6_000):
+        for spill in (False, True):
+            where = ["--spill-dir", str(tmp_path / "hook")] if spill else ["--no-spill"]
+            command = [sys.executable, "-m", "klipui", "hook", "--max-chars", str(max_chars)]
+            done = subprocess.run(
+                [*command, "--project", str(tmp_path), *where],
+                input="".join(record + "\n" for record in records),
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            replies = [json.loads(line)["llm_content"] for line in done.stdout.splitlines()]
+            assert len(replies) == len(names)
+            store = FileSpillStore(tmp_path / "library") if spill else None
+            for name, text, got in zip(names, texts, replies, strict=True):
+                hint = Hint(tool="bash", command=f"run {name}", exit_code=1)
+                out = shrink(text, hint, Budget(max_chars=max_chars), spill=store)
+                assert out.reduced == (len(text) > max_chars)
+                assert footer.sub("", got) == footer.sub("", out.content), name
+                assert bool(footer.search(got)) == (spill and out.reduced)
+                assert len(got) <= max_chars
