@@ -102,17 +102,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     patch = bool(diffs)
     if len(starts) < (2 if patch else 5):
         return None
-    ends = [*starts[1:], n]
-    commits = [_Commit(s, e) for s, e in zip(starts, ends, strict=True)]
-    for i in _notable_lines(lines, full):
-        k = bisect_right(starts, i) - 1
-        if k >= 0 and not _in_patch(diffs, commits[k].start, i):
-            commits[k].notable.append(i)
-    if full:
-        for i, m in lines.scan(_AUTHORS):
-            k = bisect_right(starts, i) - 1
-            if k >= 0 and not commits[k].author:
-                commits[k].author = m.group(1)
+    commits = _commits(lines, starts, diffs, full)
     cands: list[Cand] = []
     extras: list[Cand] = []
     if starts[0] > 0:
@@ -151,6 +141,23 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         fitter.add_all(patches)
     fitter.add_all(extras)
     return finish(fitter.plan(), n)
+
+
+def _commits(lines: Lines, starts: list[int], diffs: list[int], full: bool) -> list[_Commit]:
+    """The commits starting at `starts`, with their notable lines (none from a patch) and
+    authors."""
+    ends = [*starts[1:], len(lines)]
+    commits = [_Commit(s, e) for s, e in zip(starts, ends, strict=True)]
+    for i in _notable_lines(lines, full):
+        k = bisect_right(starts, i) - 1
+        if k >= 0 and not _in_patch(diffs, commits[k].start, i):
+            commits[k].notable.append(i)
+    if full:
+        for i, m in lines.scan(_AUTHORS):
+            k = bisect_right(starts, i) - 1
+            if k >= 0 and not commits[k].author:
+                commits[k].author = m.group(1)
+    return commits
 
 
 def _add_heads(fitter: Fitter, heads: list[list[Cand]]) -> None:
