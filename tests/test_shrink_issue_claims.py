@@ -223,6 +223,18 @@ def test_pip_keeps_its_last_retry_and_the_error() -> None:
     assert not _missing(out.content, [last_retry, *lines[-2:]]), out.content
 
 
+def test_pip_s_satisfied_requirements_keep_first_last_and_count() -> None:
+    """`pip install -e .[test]` with everything installed: 32 `Requirement already satisfied`
+    lines differing by the name; the first and the last are shown with the `[x32]` tally."""
+    lines = _read("pip-install-all-satisfied.txt").splitlines()
+    satisfied = [line for line in lines if line.startswith("Requirement already satisfied")]
+    assert len(satisfied) == 32
+    out = _shrunk("pip-install-all-satisfied.txt", 2_000, "pip install -e .[test]")
+    assert out.strategy == "install", out.note
+    assert not _missing(out.content, [satisfied[0], satisfied[-1], "[x32] Requirement …"])
+    assert lines[-1] in out.content  # Successfully installed klipui-0.1.0
+
+
 # ---------------------------------------------------------------------------------------------
 # 4. Spare budget
 
