@@ -229,18 +229,26 @@ def test_tree_summarises_crowded_directory_sets() -> None:
 
 def test_tree_files_per_directory() -> None:
     text = "\n".join(f"src/components/Widget{i}.tsx" for i in range(300))
-    plan = tree.reduce(text, Hint(), Budget())
+    plan = tree.reduce(text, Hint(), Budget(max_chars=1_000))
     assert plan is not None
     summaries = [p for p in plan if isinstance(p, Summary)]
     # one folder is the root of the listing: it keeps 40 entries
     assert summaries[-1].lines == ("  ... and 260 more in src/components",)
     assert sum(p.end - p.start for p in plan if isinstance(p, Keep)) == 40
     nested = "\n".join(f"src/{d}/Widget{i}.tsx" for d in ("a", "b") for i in range(300))
-    nested_plan = tree.reduce(nested, Hint(), Budget())
+    nested_plan = tree.reduce(nested, Hint(), Budget(max_chars=400))
     assert nested_plan is not None
     assert ("  ... and 292 more in src/a",) in [
         p.lines for p in nested_plan if isinstance(p, Summary)
     ]
+    # with room, more names a directory, the count of the rest exact
+    roomy = tree.reduce(text, Hint(), Budget(max_chars=6_000))
+    assert roomy is not None
+    shown = sum(p.end - p.start for p in roomy if isinstance(p, Keep))
+    assert shown > 40
+    assert [p.lines for p in roomy if isinstance(p, Summary)][-1] == (
+        f"  ... and {300 - shown} more in src/components",
+    )
 
 
 # repeat ------------------------------------------------------------------------------------
@@ -255,11 +263,17 @@ def test_repeat_collapses_retry_storm_and_progress() -> None:
 
 def test_repeat_counts_exactly() -> None:
     text = "".join(f"2026-01-01T00:00:{i % 60:02d} retry {i} of 3000\n" for i in range(3000))
-    plan = repeat.reduce(text, Hint(), Budget())
+    plan = repeat.reduce(text, Hint(), Budget(max_chars=200))
     assert plan is not None
     summary = next(p for p in plan if isinstance(p, Summary))
     assert (summary.start, summary.end) == (2, 2999)
     assert summary.lines[0].startswith("... 2,997 similar lines (")
+    # with room, more of both ends is shown and the count is of what is still hidden
+    roomy = repeat.reduce(text, Hint(), Budget(max_chars=4_000))
+    assert roomy is not None
+    summary = next(p for p in roomy if isinstance(p, Summary))
+    assert summary.start > 2 and summary.end < 2999
+    assert summary.lines[0].startswith(f"... {summary.end - summary.start:,} similar lines (")
 
 
 def test_repeat_leaves_unrepeated_text() -> None:

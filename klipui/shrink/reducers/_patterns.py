@@ -338,9 +338,11 @@ class Fitter:
                 if misses >= MAX_MISSES and self.nearly_full():
                     break
 
-    def add_summary(self, rows: list[str], where: tuple[int, int] | None = None) -> bool:
+    def add_summary(
+        self, rows: list[str], where: tuple[int, int] | None = None, priority: int = MID
+    ) -> bool:
         """Replace the largest gap (or `where`, a gap) by its marker followed by as many `rows`
-        as fit. Returns whether anything was added."""
+        as fit, at `priority`. Returns whether anything was added."""
         gaps = self.gaps()
         if where is not None:
             gaps = [g for g in gaps if g[0] <= where[0] and where[1] <= g[1]]
@@ -348,7 +350,7 @@ class Fitter:
             return False
         start, end = max(gaps, key=lambda g: (g[1] - g[0], -g[0]))
         head = marker(self.lines.chars(start, end), end - start)
-        base = Cand(start, end, MID, (head,))
+        base = Cand(start, end, priority, (head,))
         if not self._fits_replacing(base):
             return False
         room = self.max_chars - self._total_with(base)[0]
@@ -363,7 +365,7 @@ class Fitter:
             rows_left -= 1
         if not chosen:
             return False
-        return self.try_add(Cand(start, end, MID, (head, *chosen)))
+        return self.try_add(Cand(start, end, priority, (head, *chosen)))
 
     def _fits_replacing(self, cand: Cand) -> bool:
         chars, count = self._total_with(cand)
@@ -505,7 +507,8 @@ def named_union(**groups: re.Pattern[str]) -> re.Pattern[str]:
 
 
 LOG_LINE = re.compile(
-    r"^(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}"
+    r"^(?:<\d{1,3}>"
+    r"|\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}"
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]? "
     r"|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE)\]?[\s:]"
     r"|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} "
@@ -518,7 +521,8 @@ LOG_LINE = re.compile(
     r")",
     re.M,
 )
-"""A line that starts like a log record: a timestamp, a level, a syslog or access-log prefix."""
+"""A line that starts like a log record: a syslog priority (`<11>`, as `logger -s` and `dmesg -r`
+print), a timestamp, a level, a syslog or access-log prefix."""
 
 
 def _signal_regex() -> re.Pattern[str]:

@@ -4,7 +4,8 @@ Keeps every file header and hunk header, every changed line and one line of cont
 side; drops the rest of the unchanged context. Under a tight budget, changes that repeat a
 substitution seen elsewhere in the diff (a mechanical rename: the same words removed and added
 on three or more line pairs) are dropped before the changes that are unique, so the one
-non-mechanical edit hidden in a big refactor survives; file headers survive longest.
+non-mechanical edit hidden in a big refactor survives; file headers survive longest, except
+those of files moved with mechanical changes only, which go before the changes of their own.
 """
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ MECHANICAL_REPEATS = 3
 PREAMBLE = 40
 """Lines before the first file header kept as the commit or mail header (at most)."""
 
-FILE, UNIQUE, HUNK, MECHANICAL = 6, 5, 3, 2
+FILE, UNIQUE, MOVED_FILE, HUNK, MECHANICAL = 6, 5, 4, 3, 2
+"""Priorities: file headers, changes of their own, the headers of a file renamed or copied with
+only mechanical changes (or none), hunk headers, mechanical changes."""
+_MOVED = ("rename from", "copy from")
 
 
 def _is_change(line: str) -> bool:
@@ -274,12 +278,38 @@ def _rank(lines: list[str], reading: _Reading) -> Plan:
     }
     for index in unique_hunks:
         priority[hunk_lines[index]] = UNIQUE
+    _demote_moved_files(lines, reading.files, priority, changed)
     for k in changed:
         context = priority[k]  # context goes (and stays) with its change
         for j in range(max(0, k - CONTEXT), min(n, k + 1 + CONTEXT)):
             if priority[j] < context and firsts[j] in _CONTEXT_FIRSTS:
                 priority[j] = context
     return _runs(priority, n)
+
+
+def _demote_moved_files(
+    lines: list[str], files: list[int], priority: list[int], changed: list[int]
+) -> None:
+    """Rank the headers of a file renamed (or copied) with no change of its own, only mechanical
+    ones or none, below the changes of their own elsewhere: fifty files moved with one word
+    replaced must not push out a version bump repeated in four files."""
+    if all(priority[k] == MECHANICAL for k in changed):
+        return  # nothing of their own elsewhere: the headers are what tells the files apart
+    header = set(files)
+    starts = [
+        k
+        for k in files
+        if lines[k].startswith("diff ") or (lines[k].startswith("--- ") and k - 1 not in header)
+    ]
+    for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
+        heads = files[bisect_left(files, start) : bisect_left(files, end)]
+        if not any(lines[k].startswith(_MOVED) for k in heads):
+            continue
+        block = changed[bisect_left(changed, start) : bisect_left(changed, end)]
+        if all(priority[k] == MECHANICAL for k in block):
+            for k in heads:
+                if priority[k] == FILE:
+                    priority[k] = MOVED_FILE
 
 
 def _consecutive(indices: list[int]) -> list[tuple[int, int]]:

@@ -18,6 +18,7 @@ from klipui.shrink.reducers._patterns import (
     FLOOR,
     HIGH,
     LOW,
+    MID,
     TOP,
     Cand,
     Fitter,
@@ -54,6 +55,10 @@ REPETITIVE = 0.3
 """Share of commits whose kind (subject without numbers, ids and names) is seen at least
 `RUN` times above which a log is repetitive: there, a commit of a kind seen once is notable."""
 RUN = 3
+PATCH_HEAD = LOW + 10
+"""`git log -p`: the priority of every commit's header and subject, above its changed lines."""
+SUMMARY_ROOM = 200
+"""Characters `git log -p` keeps free for the summary of the commits whose headers do not fit."""
 
 
 @dataclass(slots=True)
@@ -92,20 +97,12 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if not full:
         starts = lines.hits(_ONELINE)
     text_lines = lines.lines
-    patch = full and bool(lines_containing(lines, ("\ndiff --git ",)))
+    diffs = lines_containing(lines, ("diff --git ",)) if full else []
+    diffs = [i for i in diffs if text_lines[i].startswith("diff --git ")]
+    patch = bool(diffs)
     if len(starts) < (2 if patch else 5):
         return None
-    ends = [*starts[1:], n]
-    commits = [_Commit(s, e) for s, e in zip(starts, ends, strict=True)]
-    for i in _notable_lines(lines, full):
-        k = bisect_right(starts, i) - 1
-        if k >= 0:
-            commits[k].notable.append(i)
-    if full:
-        for i, m in lines.scan(_AUTHORS):
-            k = bisect_right(starts, i) - 1
-            if k >= 0 and not commits[k].author:
-                commits[k].author = m.group(1)
+    commits = _commits(lines, starts, diffs, full)
     cands: list[Cand] = []
     extras: list[Cand] = []
     if starts[0] > 0:
@@ -118,27 +115,86 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             p = kinds.get(k)
         if p is None:
             continue
+        if patch:
+            p = max(p, PATCH_HEAD)
         _parse(text_lines, commit, full)
         if full:
             commit.total = _stat_total(text_lines, commit)
         cands.extend(_commit_cands(commit, p))
         if full and commit.subject is not None:
             extras.append(Cand(commit.start + 1, commit.subject, p - 5))
+    heads: list[list[Cand]] = []
+    patches: list[Cand] = []
     if patch:
         for commit in commits:
-            cands.extend(_patch_cands(text_lines, commit))
+            head, changes = _patch_cands(text_lines, commit)
+            heads.append(head)
+            patches.extend(changes)
     fitter = Fitter(lines, budget)
     fitter.add_all(cands)
+    _add_heads(fitter, heads)
+    # in a patch, the summary ranks below the headers kept: the pipeline shows the strong lines
+    # a summary stands for at its priority, and a changed line that names an error is no error
+    _summarise(fitter, text_lines, starts, commits, full, LOW if patch else MID)
+    if patches:
+        # the changes fill what the headers and the summaries of the commits left out leave
+        fitter.add_all(patches)
+    fitter.add_all(extras)
+    return finish(fitter.plan(), n)
+
+
+def _commits(lines: Lines, starts: list[int], diffs: list[int], full: bool) -> list[_Commit]:
+    """The commits starting at `starts`, with their notable lines (none from a patch) and
+    authors."""
+    ends = [*starts[1:], len(lines)]
+    commits = [_Commit(s, e) for s, e in zip(starts, ends, strict=True)]
+    for i in _notable_lines(lines, full):
+        k = bisect_right(starts, i) - 1
+        if k >= 0 and not _in_patch(diffs, commits[k].start, i):
+            commits[k].notable.append(i)
+    if full:
+        for i, m in lines.scan(_AUTHORS):
+            k = bisect_right(starts, i) - 1
+            if k >= 0 and not commits[k].author:
+                commits[k].author = m.group(1)
+    return commits
+
+
+def _add_heads(fitter: Fitter, heads: list[list[Cand]]) -> None:
+    """`git log -p`: the headers of the commits, newest first, each whole, while room is left
+    for a summary of the older ones."""
+    for head in heads:
+        if fitter.room() < SUMMARY_ROOM:
+            break
+        for cand in head:
+            fitter.try_add(cand)
+
+
+def _summarise(
+    fitter: Fitter,
+    lines: list[str],
+    starts: list[int],
+    commits: list[_Commit],
+    full: bool,
+    priority: int,
+) -> None:
+    """One summary line in each gap that holds whole commits: how many, when, by whom."""
     for gap in fitter.gaps():
         first = bisect_left(starts, gap[0])
         stop = bisect_left(starts, gap[1])
         inside = [c for c in commits[first:stop] if c.end <= gap[1]]
         if inside:
-            _parse(text_lines, inside[0], full)
-            _parse(text_lines, inside[-1], full)
-            fitter.add_summary([_describe(inside)], where=gap)
-    fitter.add_all(extras)
-    return finish(fitter.plan(), n)
+            _parse(lines, inside[0], full)
+            _parse(lines, inside[-1], full)
+            fitter.add_summary([_describe(inside)], where=gap, priority=priority)
+
+
+def _in_patch(diffs: list[int], start: int, i: int) -> bool:
+    """Whether line `i` of the commit starting at `start` lies in its patch (after a `diff --git`
+    of that commit), where an indented line is a context line of a changed file, not the
+    message."""
+    k = bisect_right(diffs, i) - 1
+    return k >= 0 and diffs[k] > start
 
 
 def _kinds(lines: list[str], commits: list[_Commit], full: bool) -> dict[int, int]:
@@ -266,17 +322,19 @@ def _commit_cands(commit: _Commit, p: int) -> list[Cand]:
 _PATCH_PRIORITY = {"diff --git ": LOW - 2, "@@ ": FLOOR + 3, "+": FLOOR + 1, "-": FLOOR + 1}
 
 
-def _patch_cands(lines: list[str], commit: _Commit) -> list[Cand]:
+def _patch_cands(lines: list[str], commit: _Commit) -> tuple[list[Cand], list[Cand]]:
     """`git log -p`: every commit's header, author, date and subject, then its diff (file
-    headers, hunk headers, changed lines) in that order as the budget allows."""
+    headers, hunk headers, changed lines) in that order as the budget allows: the header lines
+    and the changed lines apart."""
     if commit.subject is None and not commit.date:
         _parse(lines, commit, True)
-    out = [Cand(commit.start, commit.start + 1, LOW + 10)]
+    head = [Cand(commit.start, commit.start + 1, PATCH_HEAD)]
     head_end = commit.subject + 1 if commit.subject is not None else commit.start + 1
     for i in range(commit.start + 1, min(head_end, commit.end)):
         line = lines[i]
         if line.startswith(("Author:", "Date:", "Merge:")) or i == commit.subject:
-            out.append(Cand(i, i + 1, LOW + 10))
+            head.append(Cand(i, i + 1, PATCH_HEAD))
+    out: list[Cand] = []
     for i in range(head_end, commit.end):
         line = lines[i]
         if line.startswith(("+++ ", "--- ")):
@@ -285,7 +343,7 @@ def _patch_cands(lines: list[str], commit: _Commit) -> list[Cand]:
             if line.startswith(prefix):
                 out.append(Cand(i, i + 1, p))
                 break
-    return out
+    return head, out
 
 
 def _describe(commits: list[_Commit]) -> str:

@@ -17,6 +17,7 @@ from klipui.shrink.reducers._patterns import (
     MID,
     SIGNAL,
     TOP,
+    Cand,
     Fitter,
     Lines,
     command_matches,
@@ -149,11 +150,14 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     previous = FLOOR
     in_error = False
     kinds: dict[bytes, list[int]] = {}
+    noise_ends: dict[str, list[int]] = {}
     noise_match = _NOISE.match
     top_match = _TOP.match
     for i, line in enumerate(text_lines):
         if noise_match(line) and not top_match(line):
-            noise_kinds[_noise_kind(line)] += 1
+            noise_kind = _noise_kind(line)
+            noise_kinds[noise_kind] += 1
+            noise_ends.setdefault(noise_kind, [i, i])[1] = i
             previous = 0
             block_priority = 0
             in_error = False
@@ -183,9 +187,27 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     fitter.add_marks(priority, least=FLOOR + 1)
     if noise_kinds:
         rows = [f"[x{count}] {kind} …" for kind, count in noise_kinds.most_common(6)]
+        _add_noise_ends(
+            fitter, lines, [noise_ends[kind] for kind, _ in noise_kinds.most_common()], rows
+        )
         fitter.add_summary(rows)
     fitter.add_marks(priority, below=FLOOR + 1)
     return finish(fitter.plan(), n)
+
+
+SUMMARY_MARKER = 50
+"""About what the marker before a summary's rows costs."""
+
+
+def _add_noise_ends(fitter: Fitter, lines: Lines, ends: list[list[int]], rows: list[str]) -> None:
+    """The first and the last line of each kind of progress line (the most frequent kinds
+    first), while the room left still holds the summary that counts them all: `Requirement
+    already satisfied: a` and `...: z` say what the `[x32]` stands for."""
+    reserve = sum(len(row) + 1 for row in rows) + SUMMARY_MARKER
+    for first, last in ends:
+        for i in dict.fromkeys((first, last)):
+            if fitter.room() - lines.chars(i, i + 1) >= reserve:
+                fitter.try_add(Cand(i, i + 1, LOW))
 
 
 def _kind_of(line: str, key: str, p: int) -> bytes:

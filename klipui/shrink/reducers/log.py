@@ -71,6 +71,12 @@ _FIELD_NEEDLES = (
 otherwise, `level=50`, is not one)."""
 _NUMERIC_LEVEL = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR"}
 """pino/bunyan levels; 60 is FATAL."""
+_PRIORITY = re.compile(r"<(\d{1,3})>")
+_PRIORITY_ALIGNED = re.compile(r"\n(?:<(\d{1,3})>)?")
+"""A syslog priority leading a line (`<11>`: facility * 8 + severity), and the same led by the
+newline before a line, optional (one `findall` entry a line, as `_LEVEL_ALIGNED`)."""
+_SEVERITY = ("EMERG", "ALERT", "CRITICAL", "ERROR", "WARNING", "NOTICE", "INFO", "DEBUG")
+"""Syslog severities 0 to 7 by their level words."""
 _SEVERE = frozenset({"ERROR", "ERR", "FATAL", "CRITICAL", "SEVERE", "PANIC", "ALERT", "EMERG"})
 _WARN = frozenset({"WARN", "WARNING"})
 _STRUCTURED = re.compile(r"\s*(?:\{\"|(?:time|ts|timestamp)=\S+ level=|level=)")
@@ -173,8 +179,11 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if n == 0:
         return None
     priority = Marks()
-    structured = bool(_STRUCTURED.match(lines.text[:2_000]))
-    levels, trouble = _read_levels(lines, structured)
+    if _PRIORITY.match(lines.text):
+        levels, trouble = _read_priorities(lines)
+    else:
+        structured = bool(_STRUCTURED.match(lines.text[:2_000]))
+        levels, trouble = _read_levels(lines, structured)
     seen = _mark_records(lines.lines, trouble, priority.mark)
     _mark_signals(lines, seen, priority.mark)
     _mark_rare(lines.lines, priority.mark)
@@ -235,6 +244,26 @@ def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tup
     if first is not None and first[1] in _TROUBLE:
         found.insert(0, (0, first[1]))
     trouble = [(i, _TROUBLE[word]) for i, word in found if any(n in text_lines[i] for n in needles)]
+    return levels, trouble
+
+
+def _read_priorities(lines: Lines) -> tuple[Counter[str], list[tuple[int, str]]]:
+    """Records by level, and the warnings and worse, of a log whose records lead with a syslog
+    priority: its severity (the priority modulo 8) is the level, whatever the words say."""
+    text = lines.text
+    first = _PRIORITY.match(text)
+    codes = [first[1] if first else "", *_PRIORITY_ALIGNED.findall(text)]
+    del codes[len(lines.lines) :]  # the entry after a final newline belongs to no line
+    levels: Counter[str] = Counter()
+    trouble: list[tuple[int, str]] = []
+    for code, count in Counter(codes).items():
+        if not code:
+            continue
+        level = _SEVERITY[int(code) % 8]
+        levels[level] += count
+        if level in _SEVERE or level in _WARN:
+            trouble.extend((i, level) for i, c in enumerate(codes) if c == code)
+    trouble.sort()
     return levels, trouble
 
 

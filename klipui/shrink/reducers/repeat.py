@@ -2,16 +2,18 @@
 
 Lines are compared by template (digits, number punctuation and white space removed). A run of at
 least 5 lines that repeats a pattern of 1 to 4 lines (so `error / retrying` pairs count too)
-keeps its first two and its last repetition; the rest becomes one line
-`... N similar lines (C characters) omitted ...`. Lines outside runs stay.
+keeps its first two and its last repetition, and more from both ends when the budget has room;
+the rest becomes one line `... N similar lines (C characters) omitted ...`. Lines outside runs
+stay.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import NamedTuple
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
-from klipui.shrink.text import chunks, plural, sample_lines, split
+from klipui.shrink.text import Lines, chunks, plural, sample_lines, split
 
 name = "repeat"
 describe = "runs of similar lines collapsed to their first and last repetitions"
@@ -73,31 +75,102 @@ def _run_at(shapes: list[bytes], i: int) -> tuple[int, int]:
     return best
 
 
-def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
-    lines = split(text)
-    shapes = text_templates(text)
+class _Run(NamedTuple):
+    """A run of lines `[start, end)` repeating a pattern of `period` lines."""
+
+    start: int
+    period: int
+    end: int
+
+
+def _runs(shapes: list[bytes]) -> list[_Run]:
+    """The runs worth collapsing, in order."""
+    runs: list[_Run] = []
     n = len(shapes)
-    plan: Plan = []
-    collapsed = False
-    pending = 0
     i = 0
     while i < n:
         period, length = _run_at(shapes, i) if shapes[i].strip() else (1, 1)
         if length < max(MIN_RUN, 3 * period) or length // period < 4:
             i += 1
             continue
-        if pending < i:
-            plan.append(Keep(pending, i, 2))
-        head_end = i + 2 * period
-        tail_start = i + length - period
-        hidden = tail_start - head_end
-        chars = plural(lines.span_chars(head_end, tail_start), "character")
-        line = f"... {plural(hidden, 'similar line')} ({chars}) omitted ..."
-        plan.append(Keep(i, head_end, 1))
-        plan.append(Summary((line,), head_end, tail_start, 1))
-        plan.append(Keep(tail_start, i + length, 1))
-        collapsed = True
-        i = pending = i + length
+        runs.append(_Run(i, period, i + length))
+        i += length
+    return runs
+
+
+SPARE_SHARE = 0.9
+"""Share of the room a minimal plan leaves that shows more lines of the runs (the rest is a
+margin for the pipeline's markers and footer)."""
+
+
+def _summary(lines: Lines, start: int, end: int) -> str:
+    chars = plural(lines.span_chars(start, end), "character")
+    return f"... {plural(end - start, 'similar line')} ({chars}) omitted ..."
+
+
+def _widen(lines: Lines, runs: list[_Run], budget: Budget) -> list[tuple[int, int]]:
+    """The hidden part `[a, b)` of each run: all but its first two and last repetitions, less
+    the lines the room a minimal plan leaves can show (shared by the runs as their hidden
+    characters are, taken from both ends of each inwards); `a == b` shows the whole run."""
+    n = len(lines.lines)
+    hidden = [(r.start + 2 * r.period, r.end - r.period) for r in runs]
+    summaries = [len(_summary(lines, a, b)) + 1 for a, b in hidden]
+    shown_chars = lines.span_chars(0, n) - sum(lines.span_chars(a, b) for a, b in hidden)
+    shown_rows = n - sum(b - a for a, b in hidden)
+    spare_chars = (
+        int((budget.max_chars - shown_chars - sum(summaries)) * SPARE_SHARE)
+        if budget.max_chars
+        else 1 << 62
+    )
+    spare_rows = (
+        int((budget.max_lines - shown_rows - len(runs)) * SPARE_SHARE)
+        if budget.max_lines
+        else 1 << 62
+    )
+    total_chars = sum(lines.span_chars(a, b) for a, b in hidden)
+    total_rows = sum(b - a for a, b in hidden)
+    if spare_chars <= 0 or spare_rows <= 0 or total_rows == 0:
+        return hidden
+    widened: list[tuple[int, int]] = []
+    for (a, b), summary in zip(hidden, summaries, strict=True):
+        room = spare_chars * lines.span_chars(a, b) // total_chars
+        rows = spare_rows * (b - a) // total_rows
+        if lines.span_chars(a, b) <= room + summary and b - a <= rows + 1:
+            widened.append((a, a))  # the whole run fits where its summary was
+            continue
+        front = True
+        while a < b and rows > 0:
+            k = a if front else b - 1
+            cost = lines.span_chars(k, k + 1)
+            if cost > room:
+                break
+            room -= cost
+            rows -= 1
+            a, b = (a + 1, b) if front else (a, b - 1)
+            front = not front
+        widened.append((a, b))
+    return widened
+
+
+def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
+    lines = split(text)
+    shapes = text_templates(text)
+    n = len(shapes)
+    runs = _runs(shapes)
+    if not runs:
+        return None
+    plan: Plan = []
+    pending = 0
+    for run, (a, b) in zip(runs, _widen(lines, runs, budget), strict=True):
+        if pending < run.start:
+            plan.append(Keep(pending, run.start, 2))
+        if a == b:
+            plan.append(Keep(run.start, run.end, 1))
+        else:
+            plan.append(Keep(run.start, a, 1))
+            plan.append(Summary((_summary(lines, a, b),), a, b, 1))
+            plan.append(Keep(b, run.end, 1))
+        pending = run.end
     if pending < n:
         plan.append(Keep(pending, n, 2))
-    return plan if collapsed else None
+    return plan

@@ -306,7 +306,8 @@ def _indent(line: str) -> int:
 
 
 def _shares(lines: list[str], nodes: list[tuple[int, float, int]]) -> list[float]:
-    """Each node's importance in [0, 1]: its share of the root's time (or cost), or twice its
+    """Each node's importance in [0, 1]: its share of the root's time (or cost), halved for a
+    node whose time is all its children's and less so the more of it is its own, or twice its
     own time's share (time not spent in its children) when that is more.
 
     A node's time is its time a loop times its loops, except under a Gather, where the loops
@@ -330,9 +331,13 @@ def _shares(lines: list[str], nodes: list[tuple[int, float, int]]) -> list[float
         if parent >= 0:
             inner[parent] += total[k]
     root = max(total[0], 1e-9)
-    return [
-        min(1.0, max(total[k], 2 * max(0.0, total[k] - inner[k])) / root) for k in range(len(nodes))
-    ]
+    shares: list[float] = []
+    for k in range(len(nodes)):
+        own = max(0.0, total[k] - inner[k])
+        # a node that only passes its children's rows on (its time all theirs) counts half
+        passing = total[k] * (0.5 + 0.5 * own / total[k]) if total[k] > 0 else 0.0
+        shares.append(min(1.0, max(passing, 2 * own) / root))
+    return shares
 
 
 MAX_LOOP_DIGITS = 12

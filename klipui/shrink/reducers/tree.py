@@ -1,6 +1,7 @@
 """tree: file listings (find, glob results, git ls-files, `ls -R`, `ls -laR`).
 
-Within a directory the first 8 entries stay and the rest become `  ... and N more in dir`.
+Within a directory the first 8 entries stay (more when the budget has room) and the rest become
+`  ... and N more in dir`.
 Crowded sets of directories are summarised too: each top-level directory gets one line
 `dir/: N entries in M directories`, and under a tight budget the deepest directories are
 dropped first, so the top-level layout survives.
@@ -13,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable
 from itertools import compress, count, repeat
-from operator import ne
+from operator import ne, sub
 from typing import NamedTuple
 
 from klipui.shrink.plan import Budget, Hint, Keep, Piece, Plan, Summary
@@ -238,12 +239,75 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         depth, top = _placement(directory, root)
         depths.append(depth)
         group_tops.append(top)
-    plan, summarised = _plan(groups, depths, group_tops)
+    plan, summarised = _plan(groups, depths, group_tops, ENTRIES)
+    if summarised:
+        plan, summarised = _widest(split_text, groups, depths, group_tops, budget, plan)
     return plan if summarised else None
 
 
-def _plan(groups: _Groups, depths: list[int], group_tops: list[str]) -> tuple[Plan, bool]:
-    """The plan of the listing; whether it collapses a directory or counts a top-level one."""
+FILL = 0.9
+"""Share of the budget a listing's plan may reach by keeping more entries a directory."""
+MARKER_COST = 45
+"""What the marker of a gap between two kept pieces costs, about."""
+
+
+def _cost(split_text: Lines, plan: Plan) -> tuple[int, int]:
+    """About what `plan` shows, in characters and lines: its lines, summaries and markers."""
+    chars = rows = 0
+    last = 0
+    for piece in plan:
+        if piece.start > last:
+            chars, rows = chars + MARKER_COST, rows + 1
+        if isinstance(piece, Summary):
+            chars += sum(len(line) + 1 for line in piece.lines)
+            rows += len(piece.lines)
+        else:
+            chars += split_text.span_chars(piece.start, piece.end)
+            rows += piece.end - piece.start
+        last = max(last, piece.end)
+    if last < len(split_text.lines):
+        chars, rows = chars + MARKER_COST, rows + 1
+    return chars, rows
+
+
+def _widest(
+    split_text: Lines,
+    groups: _Groups,
+    depths: list[int],
+    group_tops: list[str],
+    budget: Budget,
+    plan: Plan,
+) -> tuple[Plan, bool]:
+    """The plan keeping the most entries a directory (at least `ENTRIES`) whose cost stays
+    within `FILL` of the budget: a listing shrunk to a roomy budget shows more than 8 names a
+    directory. The entries past the first `ENTRIES` rank low, so the pipeline drops them first."""
+    max_chars = budget.max_chars * FILL if budget.max_chars else float("inf")
+    max_rows = budget.max_lines * FILL if budget.max_lines else float("inf")
+
+    def fits(candidate: Plan) -> bool:
+        chars, rows = _cost(split_text, candidate)
+        return chars <= max_chars and rows <= max_rows
+
+    if not fits(plan):  # no room to widen: a huge listing is not planned again and again
+        return plan, True
+    best, summarised = plan, True
+    low = ENTRIES
+    high = max(map(sub, groups.lasts, groups.firsts))
+    while low < high:
+        middle = (low + high + 1) // 2
+        candidate, collapsed = _plan(groups, depths, group_tops, middle)
+        if fits(candidate):
+            best, summarised, low = candidate, collapsed, middle
+        else:
+            high = middle - 1
+    return best, summarised
+
+
+def _plan(
+    groups: _Groups, depths: list[int], group_tops: list[str], limit: int
+) -> tuple[Plan, bool]:
+    """The plan of the listing keeping `limit` entries a directory (`ROOT_ENTRIES` at least at
+    the root); whether it collapses a directory or counts a top-level one."""
     tops = Counter(top for top in group_tops if top)
     top_entries: dict[str, int] = {}
     for first, last, top in zip(groups.firsts, groups.lasts, group_tops, strict=True):
@@ -277,9 +341,9 @@ def _plan(groups: _Groups, depths: list[int], group_tops: list[str]) -> tuple[Pl
             position = header + 1 if header >= 0 else start
             append(Summary((f"[{top}/: {count}]",), position, position, 7))
         count = last_entry - first_entry
-        limit = ROOT_ENTRIES if depth == 0 else ENTRIES
+        most = max(ROOT_ENTRIES, limit) if depth == 0 else limit
         # only the entries kept are copied out of the column (a directory may hold thousands)
-        kept = all_entries[first_entry : first_entry + limit if count > limit + 1 else last_entry]
+        kept = all_entries[first_entry : first_entry + most if count > most + 1 else last_entry]
         # the root's first entries are the layout; its later ones go before top-level counts
         before = shown.get(directory, 0)  # a folder may come in several runs
         first = ENTRIES - before if before < ENTRIES else 0
