@@ -287,6 +287,22 @@ def _sections_by_loop(lines: list[str]) -> list[tuple[str, int, int, int, list[i
     return groups
 
 
+def _section_rows(groups: tree._Groups) -> list[tuple[str, int, int, int, list[int]]]:
+    """The columns of `tree._sections` read back as one row a directory run."""
+    return [
+        (directory, header, start, end, groups.entries[first:last])
+        for directory, header, start, end, first, last in zip(
+            groups.directories,
+            groups.headers,
+            groups.starts,
+            groups.ends,
+            groups.firsts,
+            groups.lasts,
+            strict=True,
+        )
+    ]
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     lines=st.lists(
@@ -298,18 +314,7 @@ def test_tree_sections_equal_the_line_by_line_reading(lines: list[str]) -> None:
     for newline in ("\n", "\r\n"):
         analysed = split("".join(line + newline for line in lines))
         groups = tree._sections(analysed)
-        found = [
-            (directory, header, start, end, groups.entries[first:last])
-            for directory, header, start, end, first, last in zip(
-                groups.directories,
-                groups.headers,
-                groups.starts,
-                groups.ends,
-                groups.firsts,
-                groups.lasts,
-                strict=True,
-            )
-        ]
+        found = _section_rows(groups)
         assert found == _sections_by_loop(lines)
 
 
@@ -615,18 +620,7 @@ def test_tree_sections_as_columns_equal_the_line_by_line_reading_on_the_corpus()
         if sum(1 for i in range(len(lines)) if tree._is_section(lines.lines, i)) < 3:
             continue
         groups = tree._sections(lines)
-        found = [
-            (directory, header, start, end, groups.entries[first:last])
-            for directory, header, start, end, first, last in zip(
-                groups.directories,
-                groups.headers,
-                groups.starts,
-                groups.ends,
-                groups.firsts,
-                groups.lasts,
-                strict=True,
-            )
-        ]
+        found = _section_rows(groups)
         assert found == _sections_by_loop(lines.lines), case.name
 
 
