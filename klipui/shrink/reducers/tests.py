@@ -241,6 +241,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     searched = _Searched(lines, hits)
     headers, stops = _mark_found(lines, found, searched, mark)
     _mark_blocks(lines, headers, stops, priority)
+    _mark_unit_output(text_lines, found, priority)
     _mark_fail_index(lines, bool(headers), searched, mark)
     for i in searched.setup():
         mark(i, MID - 5)
@@ -473,6 +474,34 @@ def _mark_body(lines: list[str], start: int, end: int, go: bool, mark: Mark) -> 
             continue
         mark(i, MID if after_source and not seen_message else LOW)
         seen_message = seen_message or after_source
+
+
+_UNIT_FAILED = re.compile(r"FAIL\s+\S+\s+(?:\(?[\d.]+m?s\)?|\[(?:build|setup) failed\])")
+"""A unit's result line (`FAIL <package> <time>`): what the unit printed comes before it."""
+_UNIT_RESULT = re.compile(r"(?:ok|FAIL|\?)\s+\S+\s")
+_MAX_UNIT_OUTPUT = 200
+
+
+def _mark_unit_output(lines: list[str], found: dict[int, str], marks: Marks) -> None:
+    """Units (packages) that print one result line each: the lines a failing unit printed,
+    back to the previous unit's result line, are its failure block (its first line the
+    message when nothing else says so), above the passing units' result lines."""
+    results = sorted(i for i, kind in found.items() if kind == "summary")
+    for i in results:
+        if not _UNIT_FAILED.match(lines[i]):
+            continue
+        start = i
+        while start > 0 and i - start < _MAX_UNIT_OUTPUT:
+            above = lines[start - 1]
+            if _UNIT_RESULT.match(above) or found.get(start - 1) in ("summary", "section"):
+                break
+            start -= 1
+        if start == i:
+            continue
+        unmarked = [k for k in range(start, i) if k not in marks and lines[k].strip()]
+        _mark_body(lines, start, i, True, marks.mark)
+        if unmarked and unmarked[0] == start and not _FRAME.match(lines[start]):
+            marks[start] = max(marks.get(start, 0), MID)
 
 
 _GO_PACKAGE_OK = re.compile(r"ok\s+\S+\s")
