@@ -45,3 +45,70 @@ def test_what_a_failing_unit_printed_ranks_above_the_passing_units() -> None:
     assert "inventory: STOCK_DSN not set, cannot open the fixture database" in out.content
     assert "\t/src/shop/edge/d/round_test.go:21 +0x1d" in out.content
     assert "panic: index out of range [3] with length 3 [recovered]" in out.content
+
+
+def _box(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A sqlite3 `.mode box` table."""
+    widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(header)]
+
+    def line(cells: list[str]) -> str:
+        return "│ " + " │ ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " │"
+
+    def rule(left: str, mid: str, right: str) -> str:
+        return left + mid.join("─" * (w + 2) for w in widths) + right
+
+    return [
+        rule("┌", "┬", "┐"),
+        line(header),
+        rule("├", "┼", "┤"),
+        *(line(r) for r in rows),
+        rule("└", "┴", "┘"),
+    ]
+
+
+NAMES = [f"{first} {last}." for first in ("Ana", "Ben", "Cleo", "Dev", "Eli") for last in "BCDEFGH"]
+
+
+def _orders(blank: set[int]) -> list[list[str]]:
+    return [
+        [
+            str(k),
+            str(10 + k % 7),
+            "" if k in blank else NAMES[k % len(NAMES)],
+            ("open", "paid")[k % 2],
+        ]
+        for k in range(1, 61)
+    ]
+
+
+def test_an_empty_cell_in_a_filled_column_is_a_rare_value() -> None:
+    text = "\n".join(_box(["id", "customer", "name", "status"], _orders({37}))) + "\n"
+    out = shrink(text, Hint(tool="bash", command="sqlite3 shop.db"), Budget(max_chars=900))
+    assert out.strategy.startswith("sql")
+    assert "│ 37 │ 12       │         │ paid   │" in out.content
+    assert "│ 36 │" not in out.content and "│ 38 │" not in out.content
+
+
+def test_a_short_table_keeps_its_middle_rows_before_a_long_tables_outliers() -> None:
+    checks = [["lines", str(295 + k), "orders", "0"] for k in range(3)]
+    checks += [["orders", str(r), "customers", "0"] for r in (87, 212, 377)]
+    large = (7, 19, 33, 41, 52)
+    totals = [
+        [
+            str(k),
+            NAMES[k % len(NAMES)],
+            str(900_000 + k * 37 if k in large else 1000 + k * 13 % 200),
+        ]
+        for k in range(1, 61)
+    ]
+    text = "\n".join(
+        [
+            *_box(["id", "name", "total"], totals),
+            *_box(["table", "rowid", "parent", "fkid"], checks),
+        ]
+    )
+    for budget in (700, 900):
+        out = shrink(text, Hint(tool="bash", command="sqlite3 shop.db"), Budget(max_chars=budget))
+        assert out.strategy.startswith("sql")
+        for row in checks:
+            assert f"│ {row[1]} " in out.content

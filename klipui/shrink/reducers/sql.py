@@ -44,6 +44,8 @@ overflow = "both"
 
 FIRST_ROWS = 3
 LAST_ROWS = 2
+SHORT_TABLE = 8
+"""A table of at most this many rows shows its middle rows before a long table's."""
 MIN_SHARE = 0.5
 """Share of the non-blank lines that tables and plans must cover."""
 
@@ -274,15 +276,17 @@ def _insert_count(plan: Plan, at: int, label: str) -> Plan:
 
 
 def _mark_rows(table: _Table, mark: Mark) -> None:
-    """The first and last rows of a table; the rows between, in order, when there is room."""
+    """The first and last rows of a table; the rows between, in order, when there is room (a
+    short table's with its first rows: each of its few rows is a finding)."""
     start, end = table.rows_start, table.rows_end
+    middle = HIGH - FIRST_ROWS if end - start <= SHORT_TABLE else FLOOR
     for k, i in enumerate(range(start, end)):
         if k < FIRST_ROWS:
             mark(i, HIGH - k)
         elif end - i <= LAST_ROWS:
             mark(i, HIGH - FIRST_ROWS - (end - 1 - i))
         else:
-            mark(i, FLOOR)
+            mark(i, middle)
 
 
 def _mark_outliers(lines: list[str], table: _Table, mark: Mark) -> None:
