@@ -112,3 +112,68 @@ def test_a_short_table_keeps_its_middle_rows_before_a_long_tables_outliers() -> 
         assert out.strategy.startswith("sql")
         for row in checks:
             assert f"│ {row[1]} " in out.content
+
+
+def _yaml_node(
+    depth: int, kind: str, time: float, rows: tuple[int, int], extra: list[str]
+) -> list[str]:
+    pad = "  " * depth
+    first = f'{pad}- Node Type: "{kind}"' if depth else f'{pad}  Node Type: "{kind}"'
+    body = [
+        'Parent Relationship: "Outer"',
+        "Parallel Aware: false",
+        "Startup Cost: 0.00",
+        "Total Cost: 1234.50",
+        f"Plan Rows: {rows[0]}",
+        "Plan Width: 16",
+        "Actual Startup Time: 0.010",
+        f"Actual Total Time: {time}",
+        f"Actual Rows: {rows[1]}",
+        "Actual Loops: 1",
+        *extra,
+        "Shared Hit Blocks: 120",
+        "Shared Read Blocks: 3",
+        "Temp Read Blocks: 0",
+    ]
+    return [first, *(f"{pad}    {line}" for line in body), f"{pad}    Plans:"]
+
+
+def test_a_plan_printed_as_keys_and_values_keeps_its_costly_nodes_details() -> None:
+    plan = [
+        *_yaml_node(0, "Sort", 410.0, (20, 20), ['Sort Method: "quicksort"']),
+        *_yaml_node(1, "Aggregate", 400.0, (20, 20), []),
+        *_yaml_node(2, "Sort", 390.0, (900, 40000), ['Sort Method: "external merge"']),
+        *_yaml_node(3, "Hash Join", 120.0, (900, 40000), ['Hash Cond: "(p.depot_id = d.id)"']),
+        *_yaml_node(
+            4,
+            "Seq Scan",
+            100.0,
+            (900, 40000),
+            [
+                "Filter: \"(created_at > (now() - '30 days'::interval))\"",
+                "Rows Removed by Filter: 360000",
+            ],
+        ),
+        *_yaml_node(4, "Seq Scan", 0.02, (40, 41), ['Relation Name: "depots"']),
+    ]
+    width = max(len(line) for line in plan) + 2
+    rows = [f" {line.ljust(width)}+" for line in plan]
+    text = "\n".join(
+        [
+            " QUERY PLAN".center(width),
+            "-" * (width + 2),
+            *rows,
+            "   Execution Time: 410.531",
+            "(1 row)",
+        ]
+    )
+    out = shrink(text, Hint(tool="bash", command="psql -f q.sql"), Budget(max_chars=2000))
+    assert out.strategy.startswith("sql")
+    for kept in (
+        "Rows Removed by Filter: 360000",
+        "Filter: \"(created_at > (now() - '30 days'::interval))\"",
+        'Sort Method: "external merge"',
+        "Execution Time: 410.531",
+    ):
+        assert kept in out.content
+    assert "Plan Width: 16" not in out.content
