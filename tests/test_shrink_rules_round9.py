@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
+from klipui.shrink.salience import STRONG, _line_signal
 
 UNITS = [
     f"example.org/shop/{area}/{name}"
@@ -177,3 +178,32 @@ def test_a_plan_printed_as_keys_and_values_keeps_its_costly_nodes_details() -> N
     ):
         assert kept in out.content
     assert "Plan Width: 16" not in out.content
+
+
+def test_a_trouble_word_naming_a_field_with_an_empty_value_is_no_signal() -> None:
+    assert _line_signal("            timeout: None") == 0
+    assert _line_signal('  "error": null,') == 0
+    assert _line_signal("deadlock_detected=false") == 0
+    assert _line_signal("timeout: connection to db:5432 timed out") == STRONG
+    assert _line_signal('  "error": "connection refused",') == STRONG
+
+
+def test_empty_trouble_fields_leave_room_for_the_threads_that_differ() -> None:
+    idle = [
+        "    Condition.wait (threading.py:327)",
+        "        Arguments:",
+        "            self: <Condition at 0x7f00>",
+        "            timeout: None",
+        "    worker (jobs.py:21)",
+    ]
+    out = ["Process 100: python3 jobs.py", ""]
+    for k in range(12):
+        out.append(f'Thread {200 + k} (idle): "worker-{k}"')
+        if k == 6:
+            out += ["    settle (jobs.py:10)", "        Arguments:", "            batch: 41"]
+        out += idle
+    out.append('Thread 300 (idle): "MainThread"')
+    out.append("    <module> (jobs.py:43)")
+    text = "\n".join(out) + "\n"
+    kept = shrink(text, Hint(tool="bash", command="py-spy dump --pid 100"), Budget(max_chars=700))
+    assert "    settle (jobs.py:10)" in kept.content

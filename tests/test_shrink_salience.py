@@ -70,7 +70,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "404-strace-f-signals-xargs-shards",
         "411-redis-server-log-rdb-enospc-misconf",
         "428-valgrind-track-fds-leaked-descriptors",
-        "436-py-spy-dump-locals-lock-deadlock",
         "439-augtool-print-tree-parse-errors",
         "446-node-test-spec-cause-timeout-late-error",
         "474-pyinstrument-show-all-dedupe-hotspot",

@@ -255,8 +255,10 @@ _ZERO = re.compile(
     r"|problems?|vulnerabilit\w*|leaks?|issues?)\b"
     r"|\bno (?:errors?|failures?|problems?|issues?|warnings?|conflicts?|leaks?)\b"
     r"|\bwithout (?:errors?|failures?|warnings?)\b"
+    r"|\b[a-z_]+[\"']?[ \t]*[:=][ \t]*(?:none|null|nil|false|\[\]|\{\}|\"\"|'')(?![\w.-])"
 )
-"""Counts of zero and denials ("0 errors", "Failures: 0", "no errors"): not a signal."""
+"""Counts of zero and denials ("0 errors", "Failures: 0", "no errors"), and a field named by
+a trouble word with an empty value (`timeout: None`, `"error": null`): not a signal."""
 _DATA = re.compile(r"\s*(?:[0-9A-Fa-f]{2,8}[ \t:-]+){8}|\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")
 """A row of encoded data: a hex dump (8 groups of hex digits and more) or a base64 block."""
 _COUNT_AFTER = re.compile(r"[\w-]*[ \t]*[:=][ \t]*[1-9]")
