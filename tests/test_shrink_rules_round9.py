@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import STRONG, _line_signal
+from klipui.shrink.salience import PEAK, STRONG, Scores, _line_signal
+from klipui.shrink.text import split
 
 UNITS = [
     f"example.org/shop/{area}/{name}"
@@ -207,3 +208,20 @@ def test_empty_trouble_fields_leave_room_for_the_threads_that_differ() -> None:
     text = "\n".join(out) + "\n"
     kept = shrink(text, Hint(tool="bash", command="py-spy dump --pid 100"), Budget(max_chars=700))
     assert "    settle (jobs.py:10)" in kept.content
+
+
+def test_a_percent_sign_before_a_header_word_names_the_column_under_a_rule_line() -> None:
+    header = "Line #      Hits         Time  Per Hit   % Time  Line Contents"
+    shares = [1.2, 1.6, 2.0, 90.1, 3.1, 1.0, 1.0]
+    rows = [f"{20:6d}{'':43}@profile", f"{21:6d}{'':43}def run(jobs):"]
+    rows += [
+        f"{22 + k:6d}{320:10d}{share * 40:13.1f}{share / 8:9.1f}{share:9.1f}      x{k} = step({k})"
+        for k, share in enumerate(shares)
+    ]
+    title = ["Timer unit: 1e-06 s", "", "Total time: 0.4 s", "File: jobs.py", "Function: run", ""]
+    text = "\n".join([*title, header, "=" * len(header), *rows, "", "done"])
+    lines = split(text)
+    score = Scores(lines, Hint(tool="bash")).score
+    peak = lines.lines.index(rows[2 + 3])
+    assert score.get(peak, 0) >= PEAK
+    assert score.get(peak - 1, 0) < PEAK and score.get(peak - 2, 0) < PEAK
