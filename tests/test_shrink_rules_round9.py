@@ -225,3 +225,26 @@ def test_a_percent_sign_before_a_header_word_names_the_column_under_a_rule_line(
     peak = lines.lines.index(rows[2 + 3])
     assert score.get(peak, 0) >= PEAK
     assert score.get(peak - 1, 0) < PEAK and score.get(peak - 2, 0) < PEAK
+
+
+def _server_log() -> str:
+    out: list[str] = []
+    for k in range(40):
+        stamp = f"2026-01-02 10:00:{k:02d}.{k * 7:03d} UTC [{900 + k}]"
+        out.append(f"{stamp} [unknown]@[unknown] LOG:  connection received: host=[local]")
+        out.append(f"{stamp} app@shop LOG:  connection authorized: user=app database=shop")
+        if k == 20:
+            out.append(f"{stamp} app@shop ERROR:  duplicate key value violates unique constraint")
+            out.append(f"{stamp} app@shop DETAIL:  Key (sku)=(SKU-0042) already exists.")
+            out.append(f"{stamp} app@shop STATEMENT:  insert into items(sku) values ('SKU-0042')")
+        out.append(f"{stamp} app@shop LOG:  disconnection: session time: 0:00:00.0{k % 10}")
+    return "\n".join(out) + "\n"
+
+
+def test_records_an_error_shares_its_prefix_with_are_its_details() -> None:
+    out = shrink(
+        _server_log(), Hint(tool="bash", command="tail -n 200 server.log"), Budget(max_chars=600)
+    )
+    assert out.strategy.startswith("log")
+    assert "DETAIL:  Key (sku)=(SKU-0042) already exists." in out.content
+    assert "STATEMENT:  insert into items(sku) values ('SKU-0042')" in out.content
