@@ -248,3 +248,14 @@ def test_records_an_error_shares_its_prefix_with_are_its_details() -> None:
     assert out.strategy.startswith("log")
     assert "DETAIL:  Key (sku)=(SKU-0042) already exists." in out.content
     assert "STATEMENT:  insert into items(sku) values ('SKU-0042')" in out.content
+
+
+def test_counts_after_an_info_glyph_are_the_runs_summary() -> None:
+    out = [f"✔ case {k} ({k}.1ms)" for k in range(60)]
+    out[30:31] = ["✖ case 30 (0.2ms)", "  Error: boom", "      at t (file:///t/a.test.mjs:3:9)"]
+    out += ["ℹ tests 60", "ℹ suites 0", "ℹ pass 58", "ℹ fail 1", "ℹ cancelled 1", "ℹ skipped 0"]
+    out += ["ℹ todo 0", "ℹ duration_ms 91.5", "", *[f"✔ late {k} ({k}.3ms)" for k in range(20)]]
+    text = "\n".join(out) + "\n"
+    kept = shrink(text, Hint(tool="bash", command="node --test"), Budget(max_chars=300))
+    assert kept.strategy.startswith("tests")
+    assert "ℹ fail 1" in kept.content and "ℹ cancelled 1" in kept.content

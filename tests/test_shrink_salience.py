@@ -71,7 +71,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "411-redis-server-log-rdb-enospc-misconf",
         "428-valgrind-track-fds-leaked-descriptors",
         "439-augtool-print-tree-parse-errors",
-        "446-node-test-spec-cause-timeout-late-error",
         "474-pyinstrument-show-all-dedupe-hotspot",
         "479-git-bisect-run-skips-ambiguous",
     }

@@ -53,7 +53,7 @@ _SUMMARY = line_regex(
     r"|\s*Test (?:Suites|Files):? .*\d"
     r"|\s*Tests:? .*\d+ (?:passed|failed|total)"
     r"|Snapshots: .*\d"
-    r"|# (?:tests|suites|pass|fail|cancelled|skipped|todo) \d+"
+    r"|[#ℹ] (?:tests|suites|pass|fail|cancelled|skipped|todo) \d+"
     r"|(?:ok|FAIL)\s+\S+\s+(?:\(?[\d.]+m?s\)?|\[(?:build|setup) failed\])"
     r"|!{3,} .* !{3,}"
     r"|FAIL$"
@@ -125,13 +125,13 @@ _FOREIGN = re.compile(
 
 _FAILING = re.compile(
     r"\b[1-9]\d* (?:failed|failing|failures?|errors?)\b|(?:Failures|Errors): [1-9]|# fail [1-9]"
-    r"|FAIL|ERROR|[Ee]rror:|✗|×|✕|✖|not ok"
+    r"|FAIL|ERROR|[Ee]rror:|✗|×|✕|✖|not ok|ℹ (?:fail|cancelled) [1-9]"
 )
 """A summary line that reports trouble outranks one that reports success."""
 _PANIC = line_regex(r"^(?:panic: |fatal error: |[\w./-]+\.go:\d+:\d+: )")
 
 _SCAN_GUARD = (
-    r"(?=[ \t]*(?:[-●F\d]|not ok|Test)|[_=\[#!]|ERROR|OK |ok|test result: |error: |BUILD "
+    r"(?=[ \t]*(?:[-●F\d]|not ok|Test)|[_=\[#!ℹ]|ERROR|OK |ok|test result: |error: |BUILD "
     r"|Snapshots: |Ran |rspec |failures:|panic: |fatal error: )"
 )
 """What every line `_SCAN` matches starts with (after white space, for the branches that allow
