@@ -259,3 +259,21 @@ def test_counts_after_an_info_glyph_are_the_runs_summary() -> None:
     kept = shrink(text, Hint(tool="bash", command="node --test"), Budget(max_chars=300))
     assert kept.strategy.startswith("tests")
     assert "ℹ fail 1" in kept.content and "ℹ cancelled 1" in kept.content
+
+
+def test_a_line_opening_with_a_trouble_level_outside_failures_ranks_as_a_message() -> None:
+    out = ["============================= test session starts =============================="]
+    out += [
+        f"tests/test_m{k}.py ....                                   [{k * 2:3d}%]"
+        for k in range(40)
+    ]
+    out.insert(21, "ERROR: Coverage failure: total of 58 is less than fail-under=90")
+    out += ["Name         Stmts   Miss  Cover", "-" * 32]
+    out += [f"src/m{k:02d}.py     {30 + k:3d}   {k % 9:3d}   {70 + k % 30:3d}%" for k in range(30)]
+    out += ["-" * 32, "TOTAL          1211    449    58%"]
+    out += ["============================= 160 passed in 0.73s =============================="]
+    text = "\n".join(out) + "\n"
+    for budget in (400, 600):
+        kept = shrink(text, Hint(tool="bash", command="pytest --cov"), Budget(max_chars=budget))
+        assert kept.strategy.startswith("tests")
+        assert "ERROR: Coverage failure: total of 58 is less than fail-under=90" in kept.content
