@@ -242,8 +242,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     headers, stops = _mark_found(lines, found, searched, mark)
     _mark_blocks(lines, headers, stops, priority)
     _mark_unit_output(text_lines, found, priority)
-    for i in lines_containing(lines, _LEVEL_NEEDLES):
-        if i not in priority and _LEVEL_LINE.match(text_lines[i]):
+    for i in lines.hits(_LEVEL_LINE):
+        if i not in priority:
             mark(i, HIGH - 5)
     _mark_fail_index(lines, bool(headers), searched, mark)
     for i in searched.setup():
@@ -479,8 +479,7 @@ def _mark_body(lines: list[str], start: int, end: int, go: bool, mark: Mark) -> 
         seen_message = seen_message or after_source
 
 
-_LEVEL_NEEDLES = ("ERROR:", "Error:", "error:", "FATAL:", "fatal:")
-_LEVEL_LINE = re.compile(r"^\s*(?:ERROR|Error|error|FATAL|fatal): \S")
+_LEVEL_LINE = line_regex(r"^(?:ERROR|Error|error|FATAL|fatal): \S")
 """A line that opens with a level word of trouble, outside every failure block: a plugin's or
 the runner's own error (`ERROR: Coverage failure: ...`), as telling as a failure's message."""
 _UNIT_FAILED = re.compile(r"FAIL\s+\S+\s+(?:\(?[\d.]+m?s\)?|\[(?:build|setup) failed\])")
