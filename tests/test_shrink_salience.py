@@ -70,11 +70,7 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "404-strace-f-signals-xargs-shards",
         "411-redis-server-log-rdb-enospc-misconf",
         "428-valgrind-track-fds-leaked-descriptors",
-        "429-sqlite3-box-fk-check-orphans",
-        "436-py-spy-dump-locals-lock-deadlock",
         "439-augtool-print-tree-parse-errors",
-        "446-node-test-spec-cause-timeout-late-error",
-        "448-go-test-pkgs-vet-build-testmain-fail",
         "474-pyinstrument-show-all-dedupe-hotspot",
         "479-git-bisect-run-skips-ambiguous",
     }

@@ -182,6 +182,8 @@ TABLE_ROW = 590
 and a large table's outliers, above the end bands."""
 MAX_HEADER_CHECKS = 2_000
 _DIGIT = re.compile(r"\d")
+_UNDERLINE = re.compile(r"^[ \t]*[=─-]{3,}[ \t]*$")
+"""A line of `=` or `-` that underlines a header row."""
 _FIELD = re.compile(r"\S+")
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*(?:\.\d+)?)[ \t]*(%|[KMGTkmgt](?:i?B)?|B|ms|s|us|µs)?")
 _UNITS = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
@@ -255,8 +257,10 @@ _ZERO = re.compile(
     r"|problems?|vulnerabilit\w*|leaks?|issues?)\b"
     r"|\bno (?:errors?|failures?|problems?|issues?|warnings?|conflicts?|leaks?)\b"
     r"|\bwithout (?:errors?|failures?|warnings?)\b"
+    r"|\b[a-z_]+[\"']?[ \t]*[:=][ \t]*(?:none|null|nil|false|\[\]|\{\}|\"\"|'')(?![\w.-])"
 )
-"""Counts of zero and denials ("0 errors", "Failures: 0", "no errors"): not a signal."""
+"""Counts of zero and denials ("0 errors", "Failures: 0", "no errors"), and a field named by
+a trouble word with an empty value (`timeout: None`, `"error": null`): not a signal."""
 _DATA = re.compile(r"\s*(?:[0-9A-Fa-f]{2,8}[ \t:-]+){8}|\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")
 """A row of encoded data: a hex dump (8 groups of hex digits and more) or a base64 block."""
 _COUNT_AFTER = re.compile(r"[\w-]*[ \t]*[:=][ \t]*[1-9]")
@@ -949,15 +953,27 @@ class Scores:
             if checked > MAX_HEADER_CHECKS:
                 return
             rows: list[tuple[int, list[tuple[int, int]]]] = []
-            for j in range(i + 1, min(self.n, i + 1 + MAX_PEAK_ROWS)):
+            first = i + 2 if i + 1 < self.n and _UNDERLINE.match(lines[i + 1]) else i + 1
+            for j in range(first, min(self.n, first + MAX_PEAK_ROWS)):
                 if not _DIGIT.search(lines[j]):
                     break
                 rows.append((j, _edges(lines[j])))
             if len(rows) < MIN_KEY_VALUES:
                 continue
-            for a, b in _edges(line):
+            header = _edges(line)
+            for k, (a, b) in enumerate(header):
                 column = [(lines[j][c:d], j) for j, fields in rows for c, d in fields if c == a]
-                if "%" in line[a:b]:
+                if line[a:b] == "%" and k + 1 < len(header):
+                    # `% Time`: the sign names the field after it
+                    a, b = header[k + 1]
+                    column = [
+                        (lines[j][c:d], j)
+                        for j, fields in rows
+                        for c, d in fields
+                        if c == a or d == b
+                    ]
+                    self._peak(column)
+                elif "%" in line[a:b]:
                     column = [(lines[j][c:d], j) for j, fields in rows for c, d in fields if d == b]
                     self._peak(column)
                 else:

@@ -564,6 +564,8 @@ FAR = 10.0
 """An extreme numeric value stands out when its distance from the median is this many times the
 next value's distance (or the spread of the middle half)."""
 MIN_TABLE_ROWS = 20
+EMPTY_SHARE = 10
+"""A column's empty cells stand out when at most one row in this many has one."""
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 
 
@@ -578,6 +580,10 @@ def table_outliers(table: list[list[str]]) -> dict[int, bool]:
     for j in range(width):
         column = [row[j] for row in table]
         counts = Counter(column)
+        empty = counts.get("", 0)
+        if 0 < empty <= MAX_RARE_ROWS and empty * EMPTY_SHARE <= len(column):
+            # a missing value where the column is otherwise filled (a row that lost its join)
+            found.update(dict.fromkeys((k for k, v in enumerate(column) if not v), True))
         if 1 < len(counts) <= CATEGORIES:
             rare = {v for v, c in counts.items() if c <= max(1, RARE_SHARE * len(column))}
             picked = [k for k, v in enumerate(column) if v in rare]

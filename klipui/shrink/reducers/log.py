@@ -289,6 +289,9 @@ def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) 
         if level in _SEVERE:
             mark(i, HIGH if first else LOW)
             _mark_continuation(lines, i, first, mark)
+            if first:
+                for k, j in enumerate(_companions(lines, i, level)):
+                    mark(j, HIGH - 4 - 2 * k)
         else:
             mark(i, MID + 5 if first else FLOOR + 1)
             _mark_continuation(lines, i, False, mark)
@@ -356,6 +359,37 @@ def _mark_rare(lines: list[str], mark: Mark) -> None:
             mark(i, RARE)
             if i > 0 and kinds[i - 1]:
                 mark(i - 1, LOW)  # what led to it: the record just before
+
+
+MAX_COMPANIONS = 3
+"""The most records after an error that its own prefix (time, process) marks as its details."""
+MAX_PREFIX_TOKENS = 8
+MIN_PREFIX_TOKENS = 3
+"""A prefix of a time stamp alone (date, time) is shared by unrelated records of one instant:
+the prefix must name more (a process, a thread)."""
+
+
+def _companions(lines: list[str], i: int, level: str) -> list[int]:
+    """The records just after error record `i` whose prefix before the level word (time stamp,
+    process id, user) is the same as its own: the details the same process wrote in the same
+    instant (`DETAIL:`, `HINT:`, `STATEMENT:` lines), indented lines between them skipped."""
+    tokens = lines[i].split(None, MAX_PREFIX_TOKENS)
+    at = next((k for k, token in enumerate(tokens) if level in token.upper()), -1)
+    if at < MIN_PREFIX_TOKENS or not any(c.isdigit() for c in tokens[0]):
+        return []
+    head = tokens[:at]
+    found: list[int] = []
+    for j in range(i + 1, min(len(lines), i + 1 + 4 * MAX_COMPANIONS)):
+        line = lines[j]
+        if line[:1] in " \t":
+            continue
+        fields = line.split(None, at + 1)
+        if fields[:at] != head or len(found) == MAX_COMPANIONS:
+            break
+        if len(fields) > at and level in fields[at].upper():
+            break  # another error: ranked on its own
+        found.append(j)
+    return found
 
 
 def _mark_ends(lines: list[str], mark: Mark) -> None:

@@ -44,6 +44,8 @@ overflow = "both"
 
 FIRST_ROWS = 3
 LAST_ROWS = 2
+SHORT_TABLE = 8
+"""A table of at most this many rows shows its middle rows before a long table's."""
 MIN_SHARE = 0.5
 """Share of the non-blank lines that tables and plans must cover."""
 
@@ -274,15 +276,17 @@ def _insert_count(plan: Plan, at: int, label: str) -> Plan:
 
 
 def _mark_rows(table: _Table, mark: Mark) -> None:
-    """The first and last rows of a table; the rows between, in order, when there is room."""
+    """The first and last rows of a table; the rows between, in order, when there is room (a
+    short table's with its first rows: each of its few rows is a finding)."""
     start, end = table.rows_start, table.rows_end
+    middle = HIGH - FIRST_ROWS if end - start <= SHORT_TABLE else FLOOR
     for k, i in enumerate(range(start, end)):
         if k < FIRST_ROWS:
             mark(i, HIGH - k)
         elif end - i <= LAST_ROWS:
             mark(i, HIGH - FIRST_ROWS - (end - 1 - i))
         else:
-            mark(i, FLOOR)
+            mark(i, middle)
 
 
 def _mark_outliers(lines: list[str], table: _Table, mark: Mark) -> None:
@@ -385,6 +389,8 @@ def _mark_plan(lines: list[str], start: int, end: int, mark: Mark) -> int:
         else:
             nodes.append((i, float(m.group("cost")), 1))
     plan_lines = 0
+    if not nodes:
+        plan_lines = _mark_keyed_plan(lines, start, end, mark)
     if nodes:
         shares = _shares(lines, nodes)
         firsts = [node[0] for node in nodes]
@@ -414,3 +420,79 @@ def _mark_plan(lines: list[str], start: int, end: int, mark: Mark) -> int:
             mark(i, HIGH if op in ("SCAN", "USE TEMP B-TREE") else MID)
             plan_lines += 1
     return plan_lines
+
+
+_KEYED_NODE = re.compile(r'^\s*(?:- )?"?Node Type"?: ')
+_KEYED = re.compile(r'^\s*(?:- )?"?(?P<key>[A-Z][A-Za-z ]*)"?: (?P<value>.*?),?\s*\+?$')
+_KEYED_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+_KEYED_EXPRESSION = re.compile(r"[\s(=<>]")
+"""A value that is an expression (a filter, a condition), not a name, flag or count."""
+_NODE_TYPE = "Node Type"
+MISESTIMATE = 1.5
+"""A node whose actual rows differ from the planned rows by this factor or more is misestimated."""
+
+
+def _keyed_values(lines: list[str], start: int, end: int) -> dict[str, tuple[int, str]]:
+    """The `key: value` lines of one node of a plan printed as YAML or JSON: key → (line,
+    value), the first of each key."""
+    found: dict[str, tuple[int, str]] = {}
+    for j in range(start, end):
+        m = _KEYED.match(lines[j])
+        if m is not None:
+            found.setdefault(m.group("key"), (j, m.group("value").strip('"')))
+    return found
+
+
+def _number(values: dict[str, tuple[int, str]], key: str, default: float) -> float:
+    value = values.get(key, (0, ""))[1]
+    return float(value[:MAX_LOOP_DIGITS]) if _KEYED_NUMBER.match(value) else default
+
+
+def _mark_keyed_plan(lines: list[str], start: int, end: int, mark: Mark) -> int:
+    """A plan printed as keys and values (`EXPLAIN (FORMAT YAML)` or JSON): each node (its
+    `Node Type` line to the next one) ranks by its share of the root's time, as a text plan's
+    node does, with its named details (filter, sort method) under it and its trouble (rows
+    removed, a sort on disk) just below it; the node whose row estimate is furthest off shows
+    both counts. Returns how many lines are plan lines (0 when it holds no node)."""
+    firsts = [i for i in range(start, end) if _KEYED_NODE.match(lines[i])]
+    if not firsts:
+        return 0
+    stops = [*firsts[1:], end]
+    values = [_keyed_values(lines, i, stop) for i, stop in zip(firsts, stops, strict=True)]
+    nodes = [
+        (
+            i,
+            _number(v, "Actual Total Time", _number(v, "Total Cost", 0.0)),
+            int(_number(v, "Actual Loops", 1.0)),
+        )
+        for i, v in zip(firsts, values, strict=True)
+    ]
+    shares = _shares(lines, nodes)
+    for k, v in enumerate(values):
+        loops = max(1, nodes[k][2])
+        kept = _number(v, "Actual Rows", 0.0) * loops
+        removed = sum(
+            _number(v, key, 0.0) * loops for key in v if key.startswith("Rows Removed by")
+        )
+        if removed > kept:
+            shares[k] = max(shares[k], removed / (removed + kept))
+    worst, worst_ratio = -1, MISESTIMATE
+    for k, v in enumerate(values):
+        planned, actual = _number(v, "Plan Rows", 0.0), _number(v, "Actual Rows", 0.0)
+        if planned > 0 and actual > 0:
+            ratio = max(planned, actual) / min(planned, actual)
+            if ratio >= worst_ratio:
+                worst, worst_ratio = k, ratio
+    for k, (i, v) in enumerate(zip(firsts, values, strict=True)):
+        p = TOP - 2 if k == 0 else LOW + round(shares[k] * (HIGH - LOW - 2))
+        mark(i, p)
+        for key, (j, value) in v.items():
+            if _DETAIL_SIGNAL.search(lines[j]):
+                mark(j, max(FLOOR, p - 1))
+            elif key != _NODE_TYPE and _KEYED_EXPRESSION.search(value):
+                mark(j, max(FLOOR, min(p - 3, MID)))
+        if k == worst:
+            for key in ("Plan Rows", "Actual Rows"):
+                if key in v:
+                    mark(v[key][0], max(FLOOR, p - 2))
+    return end - firsts[0]

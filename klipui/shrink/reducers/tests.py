@@ -53,7 +53,7 @@ _SUMMARY = line_regex(
     r"|\s*Test (?:Suites|Files):? .*\d"
     r"|\s*Tests:? .*\d+ (?:passed|failed|total)"
     r"|Snapshots: .*\d"
-    r"|# (?:tests|suites|pass|fail|cancelled|skipped|todo) \d+"
+    r"|[#ℹ] (?:tests|suites|pass|fail|cancelled|skipped|todo) \d+"
     r"|(?:ok|FAIL)\s+\S+\s+(?:\(?[\d.]+m?s\)?|\[(?:build|setup) failed\])"
     r"|!{3,} .* !{3,}"
     r"|FAIL$"
@@ -125,13 +125,13 @@ _FOREIGN = re.compile(
 
 _FAILING = re.compile(
     r"\b[1-9]\d* (?:failed|failing|failures?|errors?)\b|(?:Failures|Errors): [1-9]|# fail [1-9]"
-    r"|FAIL|ERROR|[Ee]rror:|✗|×|✕|✖|not ok"
+    r"|FAIL|ERROR|[Ee]rror:|✗|×|✕|✖|not ok|ℹ (?:fail|cancelled) [1-9]"
 )
 """A summary line that reports trouble outranks one that reports success."""
 _PANIC = line_regex(r"^(?:panic: |fatal error: |[\w./-]+\.go:\d+:\d+: )")
 
 _SCAN_GUARD = (
-    r"(?=[ \t]*(?:[-●F\d]|not ok|Test)|[_=\[#!]|ERROR|OK |ok|test result: |error: |BUILD "
+    r"(?=[ \t]*(?:[-●F\d]|not ok|Test)|[_=\[#!ℹ]|ERROR|OK |ok|test result: |error: |BUILD "
     r"|Snapshots: |Ran |rspec |failures:|panic: |fatal error: )"
 )
 """What every line `_SCAN` matches starts with (after white space, for the branches that allow
@@ -241,6 +241,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     searched = _Searched(lines, hits)
     headers, stops = _mark_found(lines, found, searched, mark)
     _mark_blocks(lines, headers, stops, priority)
+    _mark_unit_output(text_lines, found, priority)
+    for i in lines.hits(_LEVEL_LINE):
+        if i not in priority:
+            mark(i, HIGH - 5)
     _mark_fail_index(lines, bool(headers), searched, mark)
     for i in searched.setup():
         mark(i, MID - 5)
@@ -473,6 +477,37 @@ def _mark_body(lines: list[str], start: int, end: int, go: bool, mark: Mark) -> 
             continue
         mark(i, MID if after_source and not seen_message else LOW)
         seen_message = seen_message or after_source
+
+
+_LEVEL_LINE = line_regex(r"^(?:ERROR|Error|error|FATAL|fatal): \S")
+"""A line that opens with a level word of trouble, outside every failure block: a plugin's or
+the runner's own error (`ERROR: Coverage failure: ...`), as telling as a failure's message."""
+_UNIT_FAILED = re.compile(r"FAIL\s+\S+\s+(?:\(?[\d.]+m?s\)?|\[(?:build|setup) failed\])")
+"""A unit's result line (`FAIL <package> <time>`): what the unit printed comes before it."""
+_UNIT_RESULT = re.compile(r"(?:ok|FAIL|\?)\s+\S+\s")
+_MAX_UNIT_OUTPUT = 200
+
+
+def _mark_unit_output(lines: list[str], found: dict[int, str], marks: Marks) -> None:
+    """Units (packages) that print one result line each: the lines a failing unit printed,
+    back to the previous unit's result line, are its failure block (its first line the
+    message when nothing else says so), above the passing units' result lines."""
+    results = sorted(i for i, kind in found.items() if kind == "summary")
+    for i in results:
+        if not _UNIT_FAILED.match(lines[i]):
+            continue
+        start = i
+        while start > 0 and i - start < _MAX_UNIT_OUTPUT:
+            above = lines[start - 1]
+            if _UNIT_RESULT.match(above) or found.get(start - 1) in ("summary", "section"):
+                break
+            start -= 1
+        if start == i:
+            continue
+        unmarked = [k for k in range(start, i) if k not in marks and lines[k].strip()]
+        _mark_body(lines, start, i, True, marks.mark)
+        if unmarked and unmarked[0] == start and not _FRAME.match(lines[start]):
+            marks[start] = max(marks.get(start, 0), MID)
 
 
 _GO_PACKAGE_OK = re.compile(r"ok\s+\S+\s")
