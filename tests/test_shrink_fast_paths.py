@@ -370,6 +370,7 @@ _DIFF_PIECES = [
     "", " ctx", "+new", "-old", "+++ b/x", "--- a/x", "---", "+", "-", "-- x", "+++", "@@ -1 +1 @@",
     "@@ -1,2 +1,2 @@ f", "@@ bad", "diff --git a/x b/x", "index 1..2", "\\ No newline", "commit 1",
     "Author: a", "x", "\r", "\rx", "new file mode 100644", "rename from a", "Binary files a b",
+    "\r\r", "\r@@ -1 +1 @@", "@", "@@@ -1 -1 +1 @@@", "@@ -1 +1 @", "+++ ", "--- ", "\\",
 ]  # fmt: skip
 
 
@@ -389,6 +390,18 @@ def test_diff_outline_reads_the_headers_the_full_reading_reads(
     first = next((k for k in range(n) if k in starts or split(text).lines[k].startswith("@@")), n)
     outline = diff._outline(text)
     assert outline == (reading.files, first, bool(reading.runs))
+
+
+def test_diff_outline_reads_the_headers_the_full_reading_reads_on_the_corpus() -> None:
+    for case in _TUNED:
+        text = (case / "output.txt").read_text(encoding="utf-8")
+        for variant in (text, text.replace("\n", "\r\n")):
+            lines = split(variant, cache=False).lines
+            reading = diff._read(lines)
+            starts = {*reading.files, *reading.hunk_lines}
+            n = len(lines)
+            first = next((k for k in range(n) if k in starts or lines[k].startswith("@@")), n)
+            assert diff._outline(variant) == (reading.files, first, bool(reading.runs)), case.name
 
 
 def test_diff_keeps_its_full_ranking_when_the_headers_fit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -509,17 +509,22 @@ class _Templates(NamedTuple):
     first: dict[bytes, int]
     last: dict[bytes, int]
     groups: list[bytes]
-    """The templates in order of their first line."""
+    """The templates by their last line, the latest first."""
     reps: list[str]
     """The first line of each template, in the order of `groups`."""
 
 
 def _group(lines: Lines) -> _Templates:
     shapes = _templates(lines.text)
-    n = len(shapes)
-    first = dict(zip(reversed(shapes), range(n - 1, -1, -1), strict=True))
-    last = dict(zip(shapes, range(n), strict=True))
-    groups = list(first)
+    last = dict(zip(shapes, range(len(shapes)), strict=True))
+    # the first line of each template, found in the order templates first appear (the order of
+    # `last`'s keys): each `list.index` scan (in C) starts after the previous first line
+    first: dict[bytes, int] = {}
+    i = -1
+    for shape in last:
+        i = shapes.index(shape, i + 1)
+        first[shape] = i
+    groups = sorted(last, key=last.__getitem__, reverse=True)
     reps = [lines.lines[first[g]] for g in groups]
     return _Templates(shapes, Counter(shapes), first, last, groups, reps)
 
