@@ -308,6 +308,8 @@ def _words_only(line: str) -> bool:
     or more, and holds no digit but just before that gap or as its last character (`CPU0  CPU1`
     is one). Read with linear scans: one regex with two nested runs took a time growing with the
     square of a line of spaced fields."""
+    if "  " not in line and "\t" not in line:
+        return False  # no gap of two blanks: the fields below cannot be apart
     body = line.lstrip(" \t").rstrip(" \t")
     if len(body) < 2 or not _WORD_START.match(body) or body[-1].isspace():
         return False
@@ -546,6 +548,9 @@ class Scores:
         self.templates: _Templates | None = None
         self.zeroed: set[int] = set()
         """Templates (by index) whose first line has a signal word in a count of zero."""
+        self._headers: list[int] = []
+        """The lines before `_headers_read` that `_header_lines` found."""
+        self._headers_read = 0
         global _last_scan
         last = _last_scan
         if last is not None and last[0] is lines and last[1] == (hint, budget):
@@ -1030,12 +1035,23 @@ class Scores:
 
     def _header_lines(self, stop: int) -> Iterator[tuple[int, str]]:
         """`(index, line)` of the lines before `stop` that may head a table (`_words_only`) over
-        a line that is not another `key: value` property of a report."""
+        a line that is not another `key: value` property of a report. The lines found are kept
+        for the next reader: each line is read once however many rules ask."""
         lines = self.lines.lines
-        for i in range(min(stop, self.n - 1)):
+        limit = min(stop, self.n - 1)
+        found = self._headers
+        for i in found:
+            if i >= limit:
+                return
+            yield i, lines[i]
+        i = self._headers_read
+        while i < limit:
             line = lines[i]
+            self._headers_read = i + 1
             if _words_only(line) and not _property(line, lines[i + 1]):
+                found.append(i)
                 yield i, line
+            i += 1
 
     def _table_headers(self) -> None:
         """A header row: a line of words without digits over rows with digits whose fields
@@ -1149,7 +1165,7 @@ def column_outliers(lines: Sequence[str], max_rows: int = MAX_OUTLIERS) -> dict[
         if 1 < len(values) <= max(3, count // 20):
             picked, top = _rarest(column, values, max(1, count // 50), max_rows), COLUMN_RARE
         else:
-            picked, top = _largest(column, count), COLUMN_TOP
+            picked, top = _largest(column, count, values), COLUMN_TOP
         for rank, k in enumerate(picked):
             found[index[k]] = max(found.get(index[k], 0), top - rank)
     return found
@@ -1158,9 +1174,12 @@ def column_outliers(lines: Sequence[str], max_rows: int = MAX_OUTLIERS) -> dict[
 def _rarest(column: list[str], values: Counter[str], most: int, max_rows: int) -> list[int]:
     """Rows of `column` holding its rarest values (each seen at most `most` times), the rarest
     value first, at most `max_rows` rows: the odd status among many of a few kinds."""
+    rare = {value for value, seen in values.items() if seen <= most}
+    if not rare:
+        return []
     rows_of: dict[str, list[int]] = {}
     for k, value in enumerate(column):
-        if values[value] <= most:
+        if value in rare:
             rows_of.setdefault(value, []).append(k)
     picked: list[int] = []
     for value in sorted(rows_of, key=values.__getitem__):
@@ -1170,13 +1189,15 @@ def _rarest(column: list[str], values: Counter[str], most: int, max_rows: int) -
     return picked
 
 
-def _largest(column: list[str], count: int) -> list[int]:
-    """Rows of a numeric `column` with its largest values, the largest first (none when the
-    column is not numeric or has few distinct values)."""
-    numbers = [_number(v) for v in column]
-    known = [(x, k) for k, x in enumerate(numbers) if x is not None]
-    if len(known) < COLUMN_QUANTILE * count or len({x for x, _ in known}) < MIN_TABLE_ROWS:
+def _largest(column: list[str], count: int, values: Counter[str]) -> list[int]:
+    """Rows of a numeric `column` (its `values` counted) with its largest values, the largest
+    first (none when the column is not numeric or has few distinct values)."""
+    number_of = {value: _number(value) for value in values}  # each distinct value read once
+    numeric = sum(seen for value, seen in values.items() if number_of[value] is not None)
+    distinct = {x for x in number_of.values() if x is not None}
+    if numeric < COLUMN_QUANTILE * count or len(distinct) < MIN_TABLE_ROWS:
         return []
+    known = [(x, k) for k, value in enumerate(column) if (x := number_of[value]) is not None]
     return [k for _, k in heapq.nlargest(TOP_VALUES, known)]
 
 
