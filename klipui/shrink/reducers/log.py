@@ -342,7 +342,8 @@ def _mark_rare(lines: list[str], mark: Mark) -> None:
     `==> file <==` header between two files."""
     if len(lines) > MAX_RARE_LINES:
         return
-    kinds = [kind(_PREFIX.sub("", line)) if line.strip() else "" for line in lines]
+    masked = _kinds(lines, list(range(len(lines))))  # two substitutions in all
+    kinds = [key if line.strip() else "" for key, line in zip(masked, lines, strict=True)]
     counts = Counter(kinds)
     repeated = sum(count for key, count in counts.items() if key and count >= 3)
     if repeated < REPETITIVE * len(lines):
