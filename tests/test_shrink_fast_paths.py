@@ -18,7 +18,7 @@ from conftest import corpus_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from klipui.shrink import Budget, Hint, Keep, Summary, segments, shrink
+from klipui.shrink import Budget, Hint, Keep, Summary, salience, segments, shrink
 from klipui.shrink import pipeline as pipeline_module
 from klipui.shrink.reducers import diff, json, log, tests, tree
 from klipui.shrink.reducers._patterns import Lines, line_regex, lines_containing
@@ -679,3 +679,37 @@ def test_a_plan_is_read_once_by_the_pipeline_but_a_kept_one_is_left_whole() -> N
     lines = split(text.replace("row ", "src/a/row"), cache=False)
     pieces = pipeline_module._pieces(plan, lines, pipeline_module._Layout(lines, 0))
     assert plan == [] and pieces
+
+
+# salience: key=value pairs and numbers read from the whole text ---------------------------------
+
+_PAIR_PIECES = [
+    "a", "b=", "=", "x1", " ", ",", "é", "-", ".", "_k", "=v", "\n", "0", "1.5", "!", "a" * 45,
+    "b" * 85, "²", "٣", "\t", "status=200", "k=v=w", ";", "&",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PAIR_PIECES), max_size=20).map("".join))
+def test_salience_pairs_read_at_each_equals_sign_equal_the_whole_text_scan(text: str) -> None:
+    assert salience._pairs_at_equals(text) == salience._PAIR.findall(text)
+    assert salience._pairs(text) == salience._PAIR.findall(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PAIR_PIECES), max_size=8).map("".join), max_size=12))
+def test_salience_numbers_of_joined_lines_equal_each_line_alone(lines: list[str]) -> None:
+    lines = [line.replace("\n", "") for line in lines]
+    indices = list(range(0, len(lines), 2))
+    expected = [salience._COUNT.findall(lines[i]) for i in indices]
+    assert salience._numbers_of(lines, indices) == expected
+
+
+def test_salience_pairs_and_numbers_on_the_corpus() -> None:
+    for case in _TUNED:
+        text = (case / "output.txt").read_text(encoding="utf-8")
+        assert salience._pairs_at_equals(text) == salience._PAIR.findall(text), case.name
+        lines = split(text, cache=False).lines
+        indices = list(range(len(lines)))
+        expected = [salience._COUNT.findall(line) for line in lines]
+        assert salience._numbers_of(lines, indices) == expected, case.name

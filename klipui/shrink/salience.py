@@ -904,7 +904,7 @@ class Scores:
         if self.n > MAX_COLUMN_LINES or "=" not in text:
             return
         keys: dict[str, list[tuple[str, int]]] = {}
-        for (key, value), count in Counter(_PAIR.findall(text)).items():
+        for (key, value), count in Counter(_pairs(text)).items():
             keys.setdefault(key, []).append((value, count))
         starts = self.lines.starts
         for key, values in keys.items():
@@ -929,11 +929,11 @@ class Scores:
         most a quarter of the template's lines, the others routine."""
         if self.n > MAX_COLUMN_LINES:
             return
-        lines = self.lines.lines
+        lines, counts = self.lines.lines, t.counts
+        routine = [i for i, shape in enumerate(t.shapes) if counts[shape] >= ROUTINE]
         numbers: dict[bytes, list[tuple[int, list[str]]]] = {}
-        for i, shape in enumerate(t.shapes):
-            if t.counts[shape] >= ROUTINE:
-                numbers.setdefault(shape, []).append((i, _COUNT.findall(lines[i])))
+        for i, found in zip(routine, _numbers_of(lines, routine), strict=True):
+            numbers.setdefault(t.shapes[i], []).append((i, found))
         for rows in numbers.values():
             width = len(rows[0][1])
             if not width or any(len(found) != width for _, found in rows):
@@ -1136,6 +1136,49 @@ def _number(field: str) -> float | None:
         return None
     value = float(match.group(1).replace(",", ""))
     return value * _UNITS.get((match.group(2) or "").upper()[:1], 1.0)
+
+
+_COUNT_OR_NEWLINE = re.compile(r"\n|\d(?<!\w\d)\d*(?:\.\d+)?\b")
+"""A newline or what `_COUNT` matches, led by the digit (its word boundary checked behind it)
+so that the regex engine skips from digit to digit instead of trying every character."""
+_PAIR_KEY = 41
+_PAIR_VALUE = 80
+"""The longest key and value `_PAIR` reads."""
+
+
+def _numbers_of(lines: list[str], indices: list[int]) -> list[list[str]]:
+    """`_COUNT.findall` of each line of `indices`, from one pass over those lines joined (a
+    number never runs across a newline, which is a word boundary as the ends of a line are)."""
+    if not indices:
+        return []
+    joined = "\n".join([lines[i] for i in indices])
+    return list(map(str.split, " ".join(_COUNT_OR_NEWLINE.findall(joined)).split("\n")))
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    """`_PAIR.findall(text)`, read from each `=` (a key ends just before one and holds none,
+    nor does a value) instead of trying the pattern at every character, unless `=` is common."""
+    if text.count("=") * 64 > len(text):
+        return _PAIR.findall(text)
+    return _pairs_at_equals(text)
+
+
+def _pairs_at_equals(text: str) -> list[tuple[str, str]]:
+    """`_PAIR.findall(text)`, each match looked for around one `=`."""
+    found: list[tuple[str, str]] = []
+    position, equals = 0, text.find("=")
+    while equals >= 0:
+        if text.startswith("=", equals + 1) or (equals and text[equals - 1] == "="):
+            equals = text.find("=", equals + 1)  # in a run of `=`: neither key nor value
+            continue
+        match = _PAIR.search(text, max(position, equals - _PAIR_KEY), equals + 1 + _PAIR_VALUE)
+        if match is not None and match.end(1) == equals:
+            found.append((match.group(1), match.group(2)))
+            position = match.end()
+            equals = text.find("=", position)
+        else:
+            equals = text.find("=", equals + 1)
+    return found
 
 
 def _leading_fields(lines: Sequence[str]) -> tuple[list[int], list[list[str]], int]:
