@@ -929,18 +929,20 @@ class Scores:
         most a quarter of the template's lines, the others routine."""
         if self.n > MAX_COLUMN_LINES:
             return
-        lines, counts = self.lines.lines, t.counts
-        routine = [i for i, shape in enumerate(t.shapes) if counts[shape] >= ROUTINE]
-        numbers: dict[bytes, list[tuple[int, list[str]]]] = {}
-        for i, found in zip(routine, _numbers_of(lines, routine), strict=True):
-            numbers.setdefault(t.shapes[i], []).append((i, found))
-        for rows in numbers.values():
-            width = len(rows[0][1])
-            if not width or any(len(found) != width for _, found in rows):
+        shapes, counts = t.shapes, t.counts
+        routine = [i for i, shape in enumerate(shapes) if counts[shape] >= ROUTINE]
+        founds = _numbers_of(self.lines.lines, routine)
+        # each template's lines as positions in `routine` (no object a line for the collector)
+        groups: dict[bytes, list[int]] = {}
+        for k, i in enumerate(routine):
+            groups.setdefault(shapes[i], []).append(k)
+        for rows in groups.values():
+            width = len(founds[rows[0]])
+            if not width or any(len(founds[k]) != width for k in rows):
                 continue
             most = min(MAX_ODD, max(1, len(rows) // 4))
             for p in range(width):
-                others = [i for i, found in rows if found[p].strip("0.")]
+                others = [routine[k] for k in rows if founds[k][p].strip("0.")]
                 if 0 < len(others) <= most:
                     for i in others:
                         self._raise(i, NONZERO)
@@ -1184,13 +1186,13 @@ def _pairs_at_equals(text: str) -> list[tuple[str, str]]:
 def _leading_fields(lines: Sequence[str]) -> tuple[list[int], list[list[str]], int]:
     """The rows of `lines` split on white space that have at least the number of fields most
     rows reach (`COLUMN_QUANTILE` of the rows with two or more), and that number."""
-    split_rows = [(i, line.split()) for i, line in enumerate(lines)]
-    widths = sorted(len(fields) for _, fields in split_rows if len(fields) >= 2)
+    split_rows = list(map(str.split, lines))
+    widths = sorted(count for count in map(len, split_rows) if count >= 2)
     if len(widths) < MIN_TABLE_ROWS:
         return [], [], 0
     width = min(widths[int(len(widths) * (1 - COLUMN_QUANTILE))], MAX_COLUMNS)
-    rows = [(i, fields) for i, fields in split_rows if len(fields) >= width]
-    return [i for i, _ in rows], [fields for _, fields in rows], width
+    index = [i for i, fields in enumerate(split_rows) if len(fields) >= width]
+    return index, [split_rows[i] for i in index], width
 
 
 def column_outliers(lines: Sequence[str], max_rows: int = MAX_OUTLIERS) -> dict[int, int]:
