@@ -39,7 +39,7 @@ _RUNNER_PIECES = [
     "foo_test", "::", " stdout ----", " ... ", "ignored", "platform linux -- Python 3",
     "rootdir: /x", "collected 4 items", "running 2 tests", "Running tests/x (target/y)",
     "Test run started", "SKIPPED ", "XFAIL ", "XPASS ", " <<< FAILURE!", " <<< ERROR!", " <<< ",
-    "1.5s", "ms", ",",
+    "1.5s", "ms", ",", "tests/test_x.py::test_y PASSED", "thread 'main'", "t", "total",
 ]  # fmt: skip
 
 
@@ -713,3 +713,13 @@ def test_salience_pairs_and_numbers_on_the_corpus() -> None:
         indices = list(range(len(lines)))
         expected = [salience._COUNT.findall(line) for line in lines]
         assert salience._numbers_of(lines, indices) == expected, case.name
+
+
+def test_tests_scan_or_setup_guard_turns_away_no_line_on_the_corpus() -> None:
+    plain = line_regex(
+        "^(?:" + tests._SCAN.pattern[1:] + "|" + tests._SETUP_OR_LEADING.pattern[1:] + ")"
+    )
+    assert tests._NOT_TEST_WORD in tests._SCAN_OR_SETUP.pattern
+    for case in _TUNED:
+        lines = Lines((case / "output.txt").read_text(encoding="utf-8"))
+        assert lines.hits(tests._SCAN_OR_SETUP) == lines.hits(plain), case.name
