@@ -16,8 +16,12 @@ factor (per-MB cost at the biggest size over that at the smallest) stays <= 1.25
 detector on the smallest and biggest size (detection samples: the times should match). Writes
 bench/results/shrink_speed.json.
 
-Usage: python bench/shrink_speed.py [--mb 20] [--runs 5] [--scale 1,10,100] [--only tests,diff]
-       [--scale-only tests,diff]
+The comparison is repeated at `--small-mb` (default 1 MB; 0 skips it): inputs up to about 2 MB
+get more analysis (segments, ties ranked by salience, the full diff ranking), so their ratio is
+reported per kind too.
+
+Usage: python bench/shrink_speed.py [--mb 20] [--small-mb 1] [--runs 5] [--scale 1,10,100]
+       [--only tests,diff] [--scale-only tests,diff]
 """
 
 from __future__ import annotations
@@ -141,31 +145,18 @@ def _compare(text: str, path: Path, meta: dict, rounds: int) -> tuple[dict, dict
     return ours, theirs
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mb", type=int, default=20, help="size of the compared inputs")
-    parser.add_argument("--runs", type=int, default=5, help="runs per figure (best is kept)")
-    parser.add_argument("--scale", default="1,10,100", help="sizes in MB for klipui's cost growth")
-    parser.add_argument("--only", help="kinds to measure (default all)")
-    parser.add_argument("--scale-only", help="kinds whose cost growth is measured (default --only)")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "bench" / "results" / "shrink_speed.json"
-    )
-    args = parser.parse_args()
-    kinds = args.only.split(",") if args.only else list(KINDS)
-    scale = sorted({int(s) for s in args.scale.split(",")}) if args.scale else []
-    scale_kinds = args.scale_only.split(",") if args.scale_only else kinds
-
+def _compare_kinds(kinds: list[str], mb: int, runs: int) -> list[dict]:
+    """Both shrinkers on each kind's input grown to `mb` MB: one row a kind, printed."""
     rows = []
-    print(f"{args.mb} MB, best of {args.runs}")
+    print(f"{mb} MB, best of {runs}")
     print(f"{'kind':9} {'klipui s':>9} {'toolshrink s':>13} {'ratio':>6}  strategies")
     with tempfile.TemporaryDirectory() as scratch:
         for kind in kinds:
             source, meta = _case(KINDS[kind])
-            text = grow(source, args.mb * MB, kind)
+            text = grow(source, mb * MB, kind)
             path = Path(scratch) / f"{kind}.txt"
             path.write_text(text, encoding="utf-8")
-            ours, theirs = _compare(text, path, meta, args.runs)
+            ours, theirs = _compare(text, path, meta, runs)
             path.unlink()
             ratio = ours["seconds"] / theirs["seconds"]
             row = {
@@ -181,6 +172,32 @@ def main() -> int:
                 f"{kind:9} {ours['seconds']:9.3f} {theirs['seconds']:13.3f} {ratio:6.2f}"
                 f"  {ours['strategy']} / {theirs['strategy']}"
             )
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=int, default=20, help="size of the compared inputs")
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (best is kept)")
+    parser.add_argument(
+        "--small-mb",
+        type=int,
+        default=1,
+        help="a second comparison at this size (0: none): small inputs get more analysis",
+    )
+    parser.add_argument("--scale", default="1,10,100", help="sizes in MB for klipui's cost growth")
+    parser.add_argument("--only", help="kinds to measure (default all)")
+    parser.add_argument("--scale-only", help="kinds whose cost growth is measured (default --only)")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "bench" / "results" / "shrink_speed.json"
+    )
+    args = parser.parse_args()
+    kinds = args.only.split(",") if args.only else list(KINDS)
+    scale = sorted({int(s) for s in args.scale.split(",")}) if args.scale else []
+    scale_kinds = args.scale_only.split(",") if args.scale_only else kinds
+
+    rows = _compare_kinds(kinds, args.mb, args.runs)
+    small_rows = _compare_kinds(kinds, args.small_mb, args.runs) if args.small_mb else []
 
     scaling = []
     if len(scale) >= 2:
@@ -233,6 +250,8 @@ def main() -> int:
         "mb": args.mb,
         "runs": args.runs,
         "kinds": rows,
+        "small_mb": args.small_mb,
+        "kinds_small": small_rows,
         "scaling": scaling,
         "detection": detection,
         "summary": {
@@ -243,6 +262,9 @@ def main() -> int:
         },
     }
     print(f"\nworst ratio klipui/toolshrink: {worst:.2f} (target <= 1.0)")
+    if small_rows:
+        small = ", ".join(f"{r['kind']} {r['ratio']:.2f}" for r in small_rows)
+        print(f"ratios at {args.small_mb} MB: {small}")
     if scaling:
         print(f"worst per-MB cost growth: {worst_growth:.2f} (linear: <= 1.25)")
     args.out.parent.mkdir(parents=True, exist_ok=True)

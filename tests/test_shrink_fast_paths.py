@@ -18,7 +18,7 @@ from conftest import corpus_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from klipui.shrink import Budget, Hint, Keep, Summary, segments, shrink
+from klipui.shrink import Budget, Hint, Keep, Summary, salience, segments, shrink
 from klipui.shrink import pipeline as pipeline_module
 from klipui.shrink.reducers import diff, json, log, tests, tree
 from klipui.shrink.reducers._patterns import Lines, line_regex, lines_containing
@@ -39,7 +39,7 @@ _RUNNER_PIECES = [
     "foo_test", "::", " stdout ----", " ... ", "ignored", "platform linux -- Python 3",
     "rootdir: /x", "collected 4 items", "running 2 tests", "Running tests/x (target/y)",
     "Test run started", "SKIPPED ", "XFAIL ", "XPASS ", " <<< FAILURE!", " <<< ERROR!", " <<< ",
-    "1.5s", "ms", ",",
+    "1.5s", "ms", ",", "tests/test_x.py::test_y PASSED", "thread 'main'", "t", "total",
 ]  # fmt: skip
 
 
@@ -375,6 +375,7 @@ _DIFF_PIECES = [
     "", " ctx", "+new", "-old", "+++ b/x", "--- a/x", "---", "+", "-", "-- x", "+++", "@@ -1 +1 @@",
     "@@ -1,2 +1,2 @@ f", "@@ bad", "diff --git a/x b/x", "index 1..2", "\\ No newline", "commit 1",
     "Author: a", "x", "\r", "\rx", "new file mode 100644", "rename from a", "Binary files a b",
+    "\r\r", "\r@@ -1 +1 @@", "@", "@@@ -1 -1 +1 @@@", "@@ -1 +1 @", "+++ ", "--- ", "\\",
 ]  # fmt: skip
 
 
@@ -394,6 +395,18 @@ def test_diff_outline_reads_the_headers_the_full_reading_reads(
     first = next((k for k in range(n) if k in starts or split(text).lines[k].startswith("@@")), n)
     outline = diff._outline(text)
     assert outline == (reading.files, first, bool(reading.runs))
+
+
+def test_diff_outline_reads_the_headers_the_full_reading_reads_on_the_corpus() -> None:
+    for case in _TUNED:
+        text = (case / "output.txt").read_text(encoding="utf-8")
+        for variant in (text, text.replace("\n", "\r\n")):
+            lines = split(variant, cache=False).lines
+            reading = diff._read(lines)
+            starts = {*reading.files, *reading.hunk_lines}
+            n = len(lines)
+            first = next((k for k in range(n) if k in starts or lines[k].startswith("@@")), n)
+            assert diff._outline(variant) == (reading.files, first, bool(reading.runs)), case.name
 
 
 def test_diff_keeps_its_full_ranking_when_the_headers_fit(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -660,3 +673,47 @@ def test_a_plan_is_read_once_by_the_pipeline_but_a_kept_one_is_left_whole() -> N
     lines = split(text.replace("row ", "src/a/row"), cache=False)
     pieces = pipeline_module._pieces(plan, lines, pipeline_module._Layout(lines, 0))
     assert plan == [] and pieces
+
+
+# salience: key=value pairs and numbers read from the whole text ---------------------------------
+
+_PAIR_PIECES = [
+    "a", "b=", "=", "x1", " ", ",", "é", "-", ".", "_k", "=v", "\n", "0", "1.5", "!", "a" * 45,
+    "b" * 85, "²", "٣", "\t", "status=200", "k=v=w", ";", "&",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PAIR_PIECES), max_size=20).map("".join))
+def test_salience_pairs_read_at_each_equals_sign_equal_the_whole_text_scan(text: str) -> None:
+    assert salience._pairs_at_equals(text) == salience._PAIR.findall(text)
+    assert salience._pairs(text) == salience._PAIR.findall(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PAIR_PIECES), max_size=8).map("".join), max_size=12))
+def test_salience_numbers_of_joined_lines_equal_each_line_alone(lines: list[str]) -> None:
+    lines = [line.replace("\n", "") for line in lines]
+    indices = list(range(0, len(lines), 2))
+    expected = [salience._COUNT.findall(lines[i]) for i in indices]
+    assert salience._numbers_of(lines, indices) == expected
+
+
+def test_salience_pairs_and_numbers_on_the_corpus() -> None:
+    for case in _TUNED:
+        text = (case / "output.txt").read_text(encoding="utf-8")
+        assert salience._pairs_at_equals(text) == salience._PAIR.findall(text), case.name
+        lines = split(text, cache=False).lines
+        indices = list(range(len(lines)))
+        expected = [salience._COUNT.findall(line) for line in lines]
+        assert salience._numbers_of(lines, indices) == expected, case.name
+
+
+def test_tests_scan_or_setup_guard_turns_away_no_line_on_the_corpus() -> None:
+    plain = line_regex(
+        "^(?:" + tests._SCAN.pattern[1:] + "|" + tests._SETUP_OR_LEADING.pattern[1:] + ")"
+    )
+    assert tests._NOT_TEST_WORD in tests._SCAN_OR_SETUP.pattern
+    for case in _TUNED:
+        lines = Lines((case / "output.txt").read_text(encoding="utf-8"))
+        assert lines.hits(tests._SCAN_OR_SETUP) == lines.hits(plain), case.name

@@ -678,6 +678,7 @@ def _fill(
         last = max(last, piece.end)
     chars, rows = _total(pieces, layout)
     added: list[_Piece] = []
+    wholes: dict[int, tuple[int, int]] = {}  # the marker of each gap (by its first line)
     misses = 0
     kept = order.kept if isinstance(order, salience.Ranking) else None
     for i in order:
@@ -691,7 +692,15 @@ def _fill(
         if i >= b:
             continue
         cost = layout.line_cost(i)
-        whole_chars, whole_rows = layout.gap(a, b)
+        whole = wholes.get(a)
+        if whole is None:
+            whole = wholes[a] = layout.gap(a, b)
+        whole_chars, whole_rows = whole
+        # the markers left of and right of `i` cost nothing or more: a line that does not fit
+        # even without them is turned away before they are measured
+        if not _within(chars + cost - whole_chars, rows + 1 - whole_rows, max_chars, max_rows):
+            misses += 1
+            continue
         left_chars, left_rows = layout.gap(a, i)
         right_chars, right_rows = layout.gap(i + 1, b)
         new_chars = chars + cost + left_chars + right_chars - whole_chars
@@ -705,6 +714,7 @@ def _fill(
         if kept is not None:
             kept(i)
         del gap_end[a]
+        del wholes[a]
         if i > a:
             gap_end[a] = i
             if i + 1 < b:

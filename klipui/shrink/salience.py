@@ -312,6 +312,8 @@ def _words_only(line: str) -> bool:
     or more, and holds no digit but just before that gap or as its last character (`CPU0  CPU1`
     is one). Read with linear scans: one regex with two nested runs took a time growing with the
     square of a line of spaced fields."""
+    if "  " not in line and "\t" not in line:
+        return False  # no gap of two blanks: the fields below cannot be apart
     body = line.lstrip(" \t").rstrip(" \t")
     if len(body) < 2 or not _WORD_START.match(body) or body[-1].isspace():
         return False
@@ -513,17 +515,22 @@ class _Templates(NamedTuple):
     first: dict[bytes, int]
     last: dict[bytes, int]
     groups: list[bytes]
-    """The templates in order of their first line."""
+    """The templates by their last line, the latest first."""
     reps: list[str]
     """The first line of each template, in the order of `groups`."""
 
 
 def _group(lines: Lines) -> _Templates:
     shapes = _templates(lines.text)
-    n = len(shapes)
-    first = dict(zip(reversed(shapes), range(n - 1, -1, -1), strict=True))
-    last = dict(zip(shapes, range(n), strict=True))
-    groups = list(first)
+    last = dict(zip(shapes, range(len(shapes)), strict=True))
+    # the first line of each template, found in the order templates first appear (the order of
+    # `last`'s keys): each `list.index` scan (in C) starts after the previous first line
+    first: dict[bytes, int] = {}
+    i = -1
+    for shape in last:
+        i = shapes.index(shape, i + 1)
+        first[shape] = i
+    groups = sorted(last, key=last.__getitem__, reverse=True)
     reps = [lines.lines[first[g]] for g in groups]
     return _Templates(shapes, Counter(shapes), first, last, groups, reps)
 
@@ -545,6 +552,9 @@ class Scores:
         self.templates: _Templates | None = None
         self.zeroed: set[int] = set()
         """Templates (by index) whose first line has a signal word in a count of zero."""
+        self._headers: list[int] = []
+        """The lines before `_headers_read` that `_header_lines` found."""
+        self._headers_read = 0
         global _last_scan
         last = _last_scan
         if last is not None and last[0] is lines and last[1] == (hint, budget):
@@ -898,7 +908,7 @@ class Scores:
         if self.n > MAX_COLUMN_LINES or "=" not in text:
             return
         keys: dict[str, list[tuple[str, int]]] = {}
-        for (key, value), count in Counter(_PAIR.findall(text)).items():
+        for (key, value), count in Counter(_pairs(text)).items():
             keys.setdefault(key, []).append((value, count))
         starts = self.lines.starts
         for key, values in keys.items():
@@ -923,18 +933,20 @@ class Scores:
         most a quarter of the template's lines, the others routine."""
         if self.n > MAX_COLUMN_LINES:
             return
-        lines = self.lines.lines
-        numbers: dict[bytes, list[tuple[int, list[str]]]] = {}
-        for i, shape in enumerate(t.shapes):
-            if t.counts[shape] >= ROUTINE:
-                numbers.setdefault(shape, []).append((i, _COUNT.findall(lines[i])))
-        for rows in numbers.values():
-            width = len(rows[0][1])
-            if not width or any(len(found) != width for _, found in rows):
+        shapes, counts = t.shapes, t.counts
+        routine = [i for i, shape in enumerate(shapes) if counts[shape] >= ROUTINE]
+        founds = _numbers_of(self.lines.lines, routine)
+        # each template's lines as positions in `routine` (no object a line for the collector)
+        groups: dict[bytes, list[int]] = {}
+        for k, i in enumerate(routine):
+            groups.setdefault(shapes[i], []).append(k)
+        for rows in groups.values():
+            width = len(founds[rows[0]])
+            if not width or any(len(founds[k]) != width for k in rows):
                 continue
             most = min(MAX_ODD, max(1, len(rows) // 4))
             for p in range(width):
-                others = [i for i, found in rows if found[p].strip("0.")]
+                others = [routine[k] for k in rows if founds[k][p].strip("0.")]
                 if 0 < len(others) <= most:
                     for i in others:
                         self._raise(i, NONZERO)
@@ -1041,12 +1053,23 @@ class Scores:
 
     def _header_lines(self, stop: int) -> Iterator[tuple[int, str]]:
         """`(index, line)` of the lines before `stop` that may head a table (`_words_only`) over
-        a line that is not another `key: value` property of a report."""
+        a line that is not another `key: value` property of a report. The lines found are kept
+        for the next reader: each line is read once however many rules ask."""
         lines = self.lines.lines
-        for i in range(min(stop, self.n - 1)):
+        limit = min(stop, self.n - 1)
+        found = self._headers
+        for i in found:
+            if i >= limit:
+                return
+            yield i, lines[i]
+        i = self._headers_read
+        while i < limit:
             line = lines[i]
+            self._headers_read = i + 1
             if _words_only(line) and not _property(line, lines[i + 1]):
+                found.append(i)
                 yield i, line
+            i += 1
 
     def _table_headers(self) -> None:
         """A header row: a line of words without digits over rows with digits whose fields
@@ -1133,16 +1156,59 @@ def _number(field: str) -> float | None:
     return value * _UNITS.get((match.group(2) or "").upper()[:1], 1.0)
 
 
+_COUNT_OR_NEWLINE = re.compile(r"\n|\d(?<!\w\d)\d*(?:\.\d+)?\b")
+"""A newline or what `_COUNT` matches, led by the digit (its word boundary checked behind it)
+so that the regex engine skips from digit to digit instead of trying every character."""
+_PAIR_KEY = 41
+_PAIR_VALUE = 80
+"""The longest key and value `_PAIR` reads."""
+
+
+def _numbers_of(lines: list[str], indices: list[int]) -> list[list[str]]:
+    """`_COUNT.findall` of each line of `indices`, from one pass over those lines joined (a
+    number never runs across a newline, which is a word boundary as the ends of a line are)."""
+    if not indices:
+        return []
+    joined = "\n".join([lines[i] for i in indices])
+    return list(map(str.split, " ".join(_COUNT_OR_NEWLINE.findall(joined)).split("\n")))
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    """`_PAIR.findall(text)`, read from each `=` (a key ends just before one and holds none,
+    nor does a value) instead of trying the pattern at every character, unless `=` is common."""
+    if text.count("=") * 64 > len(text):
+        return _PAIR.findall(text)
+    return _pairs_at_equals(text)
+
+
+def _pairs_at_equals(text: str) -> list[tuple[str, str]]:
+    """`_PAIR.findall(text)`, each match looked for around one `=`."""
+    found: list[tuple[str, str]] = []
+    position, equals = 0, text.find("=")
+    while equals >= 0:
+        if text.startswith("=", equals + 1) or (equals and text[equals - 1] == "="):
+            equals = text.find("=", equals + 1)  # in a run of `=`: neither key nor value
+            continue
+        match = _PAIR.search(text, max(position, equals - _PAIR_KEY), equals + 1 + _PAIR_VALUE)
+        if match is not None and match.end(1) == equals:
+            found.append((match.group(1), match.group(2)))
+            position = match.end()
+            equals = text.find("=", position)
+        else:
+            equals = text.find("=", equals + 1)
+    return found
+
+
 def _leading_fields(lines: Sequence[str]) -> tuple[list[int], list[list[str]], int]:
     """The rows of `lines` split on white space that have at least the number of fields most
     rows reach (`COLUMN_QUANTILE` of the rows with two or more), and that number."""
-    split_rows = [(i, line.split()) for i, line in enumerate(lines)]
-    widths = sorted(len(fields) for _, fields in split_rows if len(fields) >= 2)
+    split_rows = list(map(str.split, lines))
+    widths = sorted(count for count in map(len, split_rows) if count >= 2)
     if len(widths) < MIN_TABLE_ROWS:
         return [], [], 0
     width = min(widths[int(len(widths) * (1 - COLUMN_QUANTILE))], MAX_COLUMNS)
-    rows = [(i, fields) for i, fields in split_rows if len(fields) >= width]
-    return [i for i, _ in rows], [fields for _, fields in rows], width
+    index = [i for i, fields in enumerate(split_rows) if len(fields) >= width]
+    return index, [split_rows[i] for i in index], width
 
 
 def column_outliers(lines: Sequence[str], max_rows: int = MAX_OUTLIERS) -> dict[int, int]:
@@ -1160,7 +1226,7 @@ def column_outliers(lines: Sequence[str], max_rows: int = MAX_OUTLIERS) -> dict[
         if 1 < len(values) <= max(3, count // 20):
             picked, top = _rarest(column, values, max(1, count // 50), max_rows), COLUMN_RARE
         else:
-            picked, top = _largest(column, count), COLUMN_TOP
+            picked, top = _largest(column, count, values), COLUMN_TOP
         for rank, k in enumerate(picked):
             found[index[k]] = max(found.get(index[k], 0), top - rank)
     return found
@@ -1169,9 +1235,12 @@ def column_outliers(lines: Sequence[str], max_rows: int = MAX_OUTLIERS) -> dict[
 def _rarest(column: list[str], values: Counter[str], most: int, max_rows: int) -> list[int]:
     """Rows of `column` holding its rarest values (each seen at most `most` times), the rarest
     value first, at most `max_rows` rows: the odd status among many of a few kinds."""
+    rare = {value for value, seen in values.items() if seen <= most}
+    if not rare:
+        return []
     rows_of: dict[str, list[int]] = {}
     for k, value in enumerate(column):
-        if values[value] <= most:
+        if value in rare:
             rows_of.setdefault(value, []).append(k)
     picked: list[int] = []
     for value in sorted(rows_of, key=values.__getitem__):
@@ -1181,13 +1250,15 @@ def _rarest(column: list[str], values: Counter[str], most: int, max_rows: int) -
     return picked
 
 
-def _largest(column: list[str], count: int) -> list[int]:
-    """Rows of a numeric `column` with its largest values, the largest first (none when the
-    column is not numeric or has few distinct values)."""
-    numbers = [_number(v) for v in column]
-    known = [(x, k) for k, x in enumerate(numbers) if x is not None]
-    if len(known) < COLUMN_QUANTILE * count or len({x for x, _ in known}) < MIN_TABLE_ROWS:
+def _largest(column: list[str], count: int, values: Counter[str]) -> list[int]:
+    """Rows of a numeric `column` (its `values` counted) with its largest values, the largest
+    first (none when the column is not numeric or has few distinct values)."""
+    number_of = {value: _number(value) for value in values}  # each distinct value read once
+    numeric = sum(seen for value, seen in values.items() if number_of[value] is not None)
+    distinct = {x for x in number_of.values() if x is not None}
+    if numeric < COLUMN_QUANTILE * count or len(distinct) < MIN_TABLE_ROWS:
         return []
+    known = [(x, k) for k, value in enumerate(column) if (x := number_of[value]) is not None]
     return [k for _, k in heapq.nlargest(TOP_VALUES, known)]
 
 

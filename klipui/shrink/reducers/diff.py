@@ -11,7 +11,7 @@ those of files moved with mechanical changes only, which go before the changes o
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import compress, islice, pairwise, repeat
 from operator import add, itemgetter, ne, not_
@@ -153,8 +153,13 @@ def _read(lines: list[str]) -> _Reading:
     return _Reading(priority, firsts, files, hunk_lines, runs)
 
 
-_STRUCTURE = re.compile(r"\n(?:[^ +\-\\\n]|\+\+\+ |--- )")
-"""A line that can change the reading: neither context nor a changed line (a superset)."""
+_HUNK_AT = r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@"
+_HUNK_LINE = re.compile(r"\n" + _HUNK_AT)
+"""A hunk header after a newline (what `_HUNK` matches at a line's start)."""
+_READING = re.compile(r"\n(?:(\+\+\+ |--- )|[^ +\-\\\n@\r]|@(?!" + _HUNK_AT[1:] + r")|\r+[^\r\n])")
+"""A line, after its newline, that changes the reading (`_read` looks at it: neither context,
+a changed line, a `\\` line, a blank one nor a hunk header): a `+++ `/`--- ` line (group 1)
+keeps a hunk open and is a header outside one; any other ends the hunk."""
 _CHANGE = re.compile(r"\n(?:\+(?!\+\+ )|-(?!-- ))")
 """A changed line (what `_read` takes for one inside a hunk)."""
 
@@ -169,35 +174,62 @@ class _Outline(NamedTuple):
 
 
 def _outline(text: str) -> _Outline:
-    """What `_read` finds of the headers, from the few lines that are neither context nor
-    changes (one regex pass), and whether any hunk holds a change: what a plan that keeps
-    only the headers needs, without reading every changed line."""
+    """What `_read` finds of the headers, and whether any hunk holds a change: what a plan that
+    keeps only the headers needs, without reading every changed line or every hunk header. One
+    regex pass finds the lines that end a hunk or are `+++ `/`--- ` lines; whether a hunk is
+    open at one of the latter is a search for a hunk header since the last line that ends one."""
     split_text = split(text)
     lines, starts = split_text.lines, split_text.starts
     n = len(lines)
-    # each match starts at the newline before its line: the line's start + 1, looked up in C
-    offsets = map(add, map(re.Match.start, _STRUCTURE.finditer(text)), repeat(1))
-    candidates = [0, *map(bisect_left, repeat(starts), offsets)] if n else []
+    if not n:
+        return _Outline([], 0, False)
+    head = lines[0][:1]
+    in_hunk = head == "@" and _HUNK.match(lines[0]) is not None
     files: list[int] = []
-    first = n
-    changed = False
-    in_hunk = False
-    for position, i in enumerate(candidates):
-        line = lines[i]
-        head = line[:1]
-        if head not in _QUIET and (head not in "+-" or line.startswith(("+++ ", "--- "))):
-            if head == "@" and _HUNK.match(line):
-                in_hunk = True
-            elif not in_hunk or (head != "\\" and not line.startswith(("+++ ", "--- "))):
-                in_hunk = False
-                if line.startswith(_FILE_HEADERS):
-                    files.append(i)
-            if first == n and (line.startswith("@@") or (files and files[-1] == i)):
-                first = i
-        if in_hunk and not changed:  # the lines up to the next candidate: context or changes
-            end = starts[candidates[position + 1]] if position + 1 < len(candidates) else len(text)
-            changed = _CHANGE.search(text, starts[i + 1] - 1, end) is not None
-    return _Outline(files, first, changed)
+    if not in_hunk and head not in _QUIET and lines[0].startswith(_FILE_HEADERS):
+        files.append(0)  # a `+++ ` or `--- ` line counts too: no hunk is open yet
+    ends: list[int] = []  # where each line that ends a hunk begins (its newline)
+    searched = 0  # a hunk header was looked for up to here since the last end
+    for match in _READING.finditer(text):
+        at = match.start()
+        if match.lastindex:  # `+++ ` or `--- `: a file header unless a hunk is open
+            if not in_hunk:
+                in_hunk = _HUNK_LINE.search(text, searched, at) is not None
+                searched = at
+            if not in_hunk:
+                files.append(bisect_left(starts, at + 1))
+            continue
+        ends.append(at)
+        in_hunk = False
+        searched = at + 1
+        if text.startswith(_FILE_HEADERS, at + 1):
+            files.append(bisect_left(starts, at + 1))
+    at_hunk = text.find("\n@@") + 1
+    first = min(files[0] if files else n, bisect_left(starts, at_hunk) if at_hunk else n)
+    if lines[0].startswith("@@"):
+        first = 0
+    return _Outline(files, first, _hunk_changes(text, _HUNK.match(lines[0]) is not None, ends))
+
+
+def _hunk_changes(text: str, hunk_first: bool, ends: list[int]) -> bool:
+    """Whether a line between a hunk header (the first line when `hunk_first`) and the next
+    line that ends a hunk (`ends`: where each begins, its newline) is a change."""
+    at = 0 if hunk_first else -1
+    k = 0
+    while True:
+        if at < 0:
+            found = _HUNK_LINE.search(text, ends[k - 1] if k else 0)
+            if found is None:
+                return False
+            at = found.start()
+        k = bisect_right(ends, at, k)
+        end = ends[k] if k < len(ends) else len(text)
+        if _CHANGE.search(text, at, end) is not None:
+            return True
+        if k >= len(ends):
+            return False
+        at = -1
+        k += 1
 
 
 def _changes(

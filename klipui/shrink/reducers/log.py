@@ -184,9 +184,12 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     else:
         structured = bool(_STRUCTURED.match(lines.text[:2_000]))
         levels, trouble = _read_levels(lines, structured)
-    seen = _mark_records(lines.lines, trouble, priority.mark)
-    _mark_signals(lines, seen, priority.mark)
-    _mark_rare(lines.lines, priority.mark)
+    # every line's kind, when the rare records are looked for (which reads them all): the
+    # other rules then look theirs up instead of reading them again
+    every = _kinds(lines.lines, list(range(n))) if n <= MAX_RARE_LINES else None
+    seen = _mark_records(lines.lines, trouble, priority.mark, every)
+    _mark_signals(lines, seen, priority.mark, every)
+    _mark_rare(lines.lines, priority.mark, every)
     _mark_ends(lines.lines, priority.mark)
     fitter = Fitter(lines, budget)
     fitter.add_marks(priority, least=FLOOR + 1 + 1)
@@ -277,12 +280,20 @@ def _kinds(lines: list[str], indices: list[int]) -> list[str]:
     return kind(_PREFIX.sub("", joined)).split("\n")
 
 
-def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) -> set[str]:
+def _kinds_of(lines: list[str], indices: list[int], every: list[str] | None) -> list[str]:
+    """`_kinds(lines, indices)`, looked up in `every` line's kind when given."""
+    return _kinds(lines, indices) if every is None else [every[i] for i in indices]
+
+
+def _mark_records(
+    lines: list[str], trouble: list[tuple[int, str]], mark: Mark, every: list[str] | None = None
+) -> set[str]:
     """Mark the errors (with their tracebacks) and warnings: the first and the last of each
     kind (numbers masked) above their repeats. Returns the kinds seen."""
     seen: set[str] = set()
     last_of: dict[str, tuple[int, str]] = {}
-    for (i, level), key in zip(trouble, _kinds(lines, [i for i, _ in trouble]), strict=True):
+    keys = _kinds_of(lines, [i for i, _ in trouble], every)
+    for (i, level), key in zip(trouble, keys, strict=True):
         first = key not in seen
         seen.add(key)
         last_of[key] = (i, level)
@@ -301,12 +312,12 @@ def _mark_records(lines: list[str], trouble: list[tuple[int, str]], mark: Mark) 
     return seen
 
 
-def _mark_signals(lines: Lines, seen: set[str], mark: Mark) -> None:
+def _mark_signals(lines: Lines, seen: set[str], mark: Mark, every: list[str] | None = None) -> None:
     """Mark the 5xx responses and the lines holding a trouble keyword, the first of each
     kind above its repeats."""
     text_lines = lines.lines
     servers = sorted({i for pattern in _SERVER_ERROR for i in lines.hits(pattern)})
-    for i, key in zip(servers, _kinds(text_lines, servers), strict=True):
+    for i, key in zip(servers, _kinds_of(text_lines, servers, every), strict=True):
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
     by_status: dict[str, list[int]] = {}
@@ -322,7 +333,7 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark) -> None:
         for i in lines_containing(lines, _KEYWORD_NEEDLES)
         if any(keyword in text_lines[i] for keyword in _KEYWORDS)
     ]
-    for i, line_kind in zip(found, _kinds(text_lines, found), strict=True):
+    for i, line_kind in zip(found, _kinds_of(text_lines, found, every), strict=True):
         key = "kw:" + line_kind
         mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
         seen.add(key)
@@ -339,13 +350,14 @@ MAX_RARE = 12
 """More records seen once than this: the log is not that repetitive, none is marked rare."""
 
 
-def _mark_rare(lines: list[str], mark: Mark) -> None:
+def _mark_rare(lines: list[str], mark: Mark, every: list[str] | None = None) -> None:
     """Mark the records of a kind seen once (ids, numbers and times aside) in a log where most
     records repeat a few kinds: the one request to another endpoint, the one startup line, the
     `==> file <==` header between two files."""
     if len(lines) > MAX_RARE_LINES:
         return
-    kinds = [kind(_PREFIX.sub("", line)) if line.strip() else "" for line in lines]
+    masked = _kinds_of(lines, list(range(len(lines))), every)  # two substitutions in all
+    kinds = [key if line.strip() else "" for key, line in zip(masked, lines, strict=True)]
     counts = Counter(kinds)
     repeated = sum(count for key, count in counts.items() if key and count >= 3)
     if repeated < REPETITIVE * len(lines):

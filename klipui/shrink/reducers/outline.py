@@ -129,10 +129,11 @@ _KINDS = {
     "dunder": r"__\w+__[ \t]*(?::[^=\n]*)?=|package[ \t]+[\w.]+;?[ \t]*\r?$",
     "constant": r"[A-Z][A-Z0-9_]+[ \t]*(?::[^=\n]*)?=",
 }
-_GUARD = r"(?=[ \t]*+\d|[#A-Z_acdefimopst]|[ \t]++[adfps])"
+_GUARD = r"(?=[#A-Z_acdefimopst\d]|[ \t]++[\dadfps])"
 """What every outline line starts with: a line number, the first letter of a kind that starts
-at the margin, or, after indentation, the first letter of a method's words. A cheap test that
-turns most body lines away before the kinds are tried one by one."""
+at the margin, or, after indentation, a line number or the first letter of a method's words. A
+cheap test that turns most body lines away before the kinds are tried one by one (indentation
+is read once)."""
 _OUTLINE_LINE = re.compile(
     r"\n"
     + _GUARD

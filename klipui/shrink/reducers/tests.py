@@ -188,7 +188,13 @@ _LEADING = line_regex(r"^(?:[ \t]*(?:[✗×✕✖]|not ok)|test \S+ \.\.\. ignor
 `<<< FAILURE!` or `<<< ERROR!` holds one of the words)."""
 _SETUP_OR_LEADING = line_regex("^(?:" + _SETUP_LINE.pattern[1:] + "|" + _LEADING.pattern[1:] + ")")
 """Both in one pass over the text (few lines match either: each is then told apart)."""
-_SCAN_OR_SETUP = line_regex("^(?:" + _SCAN.pattern[1:] + "|" + _SETUP_OR_LEADING.pattern[1:] + ")")
+_NOT_TEST_WORD = "(?!t(?!est ))"
+"""A line that starts with a lower-case `t` matches `_SCAN` or `_SETUP_OR_LEADING` only as
+`test ` (`test result: `, `test x ... ignored`): a verbose run's `tests/test_x.py::test_y PASSED`
+lines are turned away at their second character instead of being tried by every branch."""
+_SCAN_OR_SETUP = line_regex(
+    "^" + _NOT_TEST_WORD + "(?:" + _SCAN.pattern[1:] + "|" + _SETUP_OR_LEADING.pattern[1:] + ")"
+)
 """`_SCAN` and `_SETUP_OR_LEADING` in one pass over the text (each pass reads every line
 start): the few lines it finds are then matched by each alone."""
 
