@@ -659,15 +659,9 @@ def _room(pieces: list[_Piece], layout: _Layout, max_chars: int, max_rows: int) 
     return not max_chars or max_chars - chars >= max(FILL_FROM, max_chars // FILL_SHARE)
 
 
-def _fill(
-    pieces: list[_Piece], layout: _Layout, order: Iterable[int], max_chars: int, max_rows: int
-) -> tuple[list[_Piece], int]:
-    """Add the omitted lines of `order`, in that order, while the result still fits; each added
-    line splits its gap's marker in two (or ends it), which the cost counts exactly.
-
-    Returns the pieces in input order and how many lines were added.
-    """
-    n = layout.n
+def _gaps(pieces: list[_Piece], n: int) -> tuple[list[int], dict[int, int]]:
+    """The omitted stretches between sorted `pieces` of `n` lines: their first lines in order,
+    and where each ends."""
     gap_starts: list[int] = []
     gap_end: dict[int, int] = {}
     last = 0
@@ -676,6 +670,35 @@ def _fill(
             gap_starts.append(last)
             gap_end[last] = piece.start
         last = max(last, piece.end)
+    return gap_starts, gap_end
+
+
+def _split_gap(gap_starts: list[int], gap_end: dict[int, int], k: int, i: int) -> None:
+    """Line `i`, in the `k`-th gap, is kept: the gap loses it, and splits in two, shrinks or
+    ends."""
+    a = gap_starts[k]
+    b = gap_end.pop(a)
+    if i > a:
+        gap_end[a] = i
+        if i + 1 < b:
+            gap_starts.insert(k + 1, i + 1)
+            gap_end[i + 1] = b
+    elif i + 1 < b:
+        gap_starts[k] = i + 1
+        gap_end[i + 1] = b
+    else:
+        del gap_starts[k]
+
+
+def _fill(
+    pieces: list[_Piece], layout: _Layout, order: Iterable[int], max_chars: int, max_rows: int
+) -> tuple[list[_Piece], int]:
+    """Add the omitted lines of `order`, in that order, while the result still fits; each added
+    line splits its gap's marker in two (or ends it), which the cost counts exactly.
+
+    Returns the pieces in input order and how many lines were added.
+    """
+    gap_starts, gap_end = _gaps(pieces, layout.n)
     chars, rows = _total(pieces, layout)
     added: list[_Piece] = []
     wholes: dict[int, tuple[int, int]] = {}  # the marker of each gap (by its first line)
@@ -713,18 +736,8 @@ def _fill(
         added.append(_Piece(i, i + 1, 0, None, cost, 1))
         if kept is not None:
             kept(i)
-        del gap_end[a]
         del wholes[a]
-        if i > a:
-            gap_end[a] = i
-            if i + 1 < b:
-                gap_starts.insert(k + 1, i + 1)
-                gap_end[i + 1] = b
-        elif i + 1 < b:
-            gap_starts[k] = i + 1
-            gap_end[i + 1] = b
-        else:
-            del gap_starts[k]
+        _split_gap(gap_starts, gap_end, k, i)
     if not added:
         return pieces, 0
     merged = sorted([*pieces, *added], key=lambda piece: (piece.start, piece.end))

@@ -349,21 +349,9 @@ def _plan(
         first = ENTRIES - before if before < ENTRIES else 0
         shown[directory] = before + len(kept)
         room = first_of_top[top] if top else 0
-        if room > 0:
-            # each top-level directory (each root of a `find` over several) shows real lines
-            lead = kept[: min(first, room)]
-            first_of_top[top] = room - len(lead)
-            _keep_runs(append, lead, 6)
-            _keep_runs(append, kept[len(lead) : first], entry_priority)
-        elif first >= len(kept):  # every kept entry in one tier, most often one run
-            if kept and kept[-1] - kept[0] == len(kept) - 1:
-                append(Keep(kept[0], kept[-1] + 1, entry_priority))
-            else:
-                _keep_runs(append, kept, entry_priority)
-        else:
-            _keep_runs(append, kept[:first], entry_priority)
-        if first < len(kept):
-            _keep_runs(append, kept[first:], 3 if depth == 0 else 0)
+        lead = _keep_entries(append, kept, first, room, entry_priority, depth)
+        if lead:
+            first_of_top[top] = room - lead
         if len(kept) < count:
             collapsed = True
             more = f"  ... and {count - len(kept):,} more in {directory}"
@@ -371,6 +359,26 @@ def _plan(
                 Summary((more,), all_entries[first_entry + len(kept)], end, min(entry_priority, 7))
             )
     return plan, collapsed or bool(announced)
+
+
+def _keep_entries(
+    append: Callable[[Piece], None],
+    kept: list[int],
+    first: int,
+    room: int,
+    priority: int,
+    depth: int,
+) -> int:
+    """Keep a run's entries: the first `first` at `priority` (of them, up to `room` as the
+    lead of a top-level directory, above every tier), the rest low. Returns the lead's size."""
+    lead = kept[: min(first, room)] if room > 0 else []
+    if lead:
+        # each top-level directory (each root of a `find` over several) shows real lines
+        _keep_runs(append, lead, 6)
+    _keep_runs(append, kept[len(lead) : first], priority)
+    if first < len(kept):
+        _keep_runs(append, kept[first:], 3 if depth == 0 else 0)
+    return len(lead)
 
 
 _DEEP = 8
