@@ -779,26 +779,27 @@ class Scores:
                 if depth and _indent(lines[j]) < depth:
                     self._raise(j, SUBJECT)
                     depth = 0
-            for j in range(i + 2, min(self.n, i + LOCATION_REACH + 1)):
-                if not lines[j].strip():
-                    break
-                if _LOCATION.search(_SGR.sub("", lines[j])):
-                    self._raise(j, WHERE)
-                    break
+            self._raise_location(i + 2, i + LOCATION_REACH + 1, WHERE)
+
+    def _raise_location(self, start: int, stop: int, value: int) -> None:
+        """Raise to `value` the first line of `[start, stop)` naming a source location (colour
+        sequences aside), within the block: where the line above it points."""
+        lines = self.lines.lines
+        for j in range(start, min(self.n, stop)):
+            if not lines[j].strip():
+                return
+            if _LOCATION.search(_SGR.sub("", lines[j])):
+                self._raise(j, value)
+                return
 
     def _weak_locations(self, t: _Templates) -> None:
         """The first source location 1 to `LOCATION_REACH` lines under a distinct weak signal
         (a warning seen once or twice), within its block, ranks at `WEAK_WHERE`: where it is, below
         what an error is about."""
-        lines, shapes, counts = self.lines.lines, t.shapes, t.counts
+        shapes, counts = t.shapes, t.counts
         weak = [i for i, v in self.score.items() if WEAK <= v < STRONG and counts[shapes[i]] <= 2]
         for i in sorted(weak)[-MAX_SUBJECTS:]:
-            for j in range(i + 1, min(self.n, i + LOCATION_REACH + 1)):
-                if not lines[j].strip():
-                    break
-                if _LOCATION.search(_SGR.sub("", lines[j])):
-                    self._raise(j, WEAK_WHERE)
-                    break
+            self._raise_location(i + 1, i + LOCATION_REACH + 1, WEAK_WHERE)
 
     def _distinct(self, t: _Templates) -> None:
         """The first and last line of each repeated template; in a repetitive output, each line
@@ -1411,23 +1412,24 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
             band = END_BAND - rank // 8 if rank < 80 else END_BAND - 10
             scores._raise(i, band - ROUTINE_BAND if scores.routine(i) else band)
         placed.update(head, tail)
-    novel = _novel(lines, range(n))
+    novel = _novel(lines)
     for i in novel:
         scores._raise(i, NOVEL)
     ranked = _by_score(scores.score, novel)
     return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed))
 
 
-def _novel(lines: Lines, score: Iterable[int]) -> set[int]:
-    """The scored lines holding a word (4 letters or more) found nowhere else in the output:
-    what they say is said once (none over `MAX_COLUMN_LINES` lines)."""
+def _novel(lines: Lines) -> set[int]:
+    """The lines holding a word (4 letters or more) found nowhere else in the output: what they
+    say is said once (none over `MAX_COLUMN_LINES` lines)."""
     if len(lines) > MAX_COLUMN_LINES:
         return set()
     once = {w for w, c in Counter(_NOVEL_WORD.findall(lines.text)).items() if c == 1}
     if not once:
         return set()
-    text = lines.lines
-    return {i for i in score if not once.isdisjoint(_NOVEL_WORD.findall(text[i]))}
+    return {
+        i for i, line in enumerate(lines.lines) if not once.isdisjoint(_NOVEL_WORD.findall(line))
+    }
 
 
 def _by_score(

@@ -184,7 +184,8 @@ def _outline(text: str) -> _Outline:
     if not n:
         return _Outline([], 0, False)
     head = lines[0][:1]
-    in_hunk = head == "@" and _HUNK.match(lines[0]) is not None
+    hunk_first = head == "@" and _HUNK.match(lines[0]) is not None
+    in_hunk = hunk_first
     files: list[int] = []
     if not in_hunk and head not in _QUIET and lines[0].startswith(_FILE_HEADERS):
         files.append(0)  # a `+++ ` or `--- ` line counts too: no hunk is open yet
@@ -208,7 +209,7 @@ def _outline(text: str) -> _Outline:
     first = min(files[0] if files else n, bisect_left(starts, at_hunk) if at_hunk else n)
     if lines[0].startswith("@@"):
         first = 0
-    return _Outline(files, first, _hunk_changes(text, _HUNK.match(lines[0]) is not None, ends))
+    return _Outline(files, first, _hunk_changes(text, hunk_first, ends))
 
 
 def _hunk_changes(text: str, hunk_first: bool, ends: list[int]) -> bool:

@@ -114,9 +114,12 @@ def _widen(lines: Lines, runs: list[_Run], budget: Budget) -> list[tuple[int, in
     characters are, taken from both ends of each inwards); `a == b` shows the whole run."""
     n = len(lines.lines)
     hidden = [(r.start + 2 * r.period, r.end - r.period) for r in runs]
+    hidden_chars = [lines.span_chars(a, b) for a, b in hidden]
     summaries = [len(_summary(lines, a, b)) + 1 for a, b in hidden]
-    shown_chars = lines.span_chars(0, n) - sum(lines.span_chars(a, b) for a, b in hidden)
-    shown_rows = n - sum(b - a for a, b in hidden)
+    total_chars = sum(hidden_chars)
+    total_rows = sum(b - a for a, b in hidden)
+    shown_chars = lines.span_chars(0, n) - total_chars
+    shown_rows = n - total_rows
     spare_chars = (
         int((budget.max_chars - shown_chars - sum(summaries)) * SPARE_SHARE)
         if budget.max_chars
@@ -127,15 +130,13 @@ def _widen(lines: Lines, runs: list[_Run], budget: Budget) -> list[tuple[int, in
         if budget.max_lines
         else 1 << 62
     )
-    total_chars = sum(lines.span_chars(a, b) for a, b in hidden)
-    total_rows = sum(b - a for a, b in hidden)
     if spare_chars <= 0 or spare_rows <= 0 or total_rows == 0:
         return hidden
     widened: list[tuple[int, int]] = []
-    for (a, b), summary in zip(hidden, summaries, strict=True):
-        room = spare_chars * lines.span_chars(a, b) // total_chars
+    for (a, b), chars, summary in zip(hidden, hidden_chars, summaries, strict=True):
+        room = spare_chars * chars // total_chars
         rows = spare_rows * (b - a) // total_rows
-        if lines.span_chars(a, b) <= room + summary and b - a <= rows + 1:
+        if chars <= room + summary and b - a <= rows + 1:
             widened.append((a, a))  # the whole run fits where its summary was
             continue
         front = True

@@ -38,6 +38,8 @@ _COMMAND = re.compile(
     r"|gradlew|dotnet\s+test|ctest|node\s+--test|bun\s+test|deno\s+test|test)\b"
 )
 
+_UNIT_RESULT_END = r"\s+\S+\s+(?:\(?[\d.]+m?s\)?|\[(?:build|setup) failed\])"
+"""What follows `ok` or `FAIL` in a unit's (a package's) result line: its name and time."""
 _SUMMARY = line_regex(
     r"^(?:"
     r"=+ .*\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b.*=+"
@@ -54,8 +56,7 @@ _SUMMARY = line_regex(
     r"|\s*Tests:? .*\d+ (?:passed|failed|total)"
     r"|Snapshots: .*\d"
     r"|[#ℹ] (?:tests|suites|pass|fail|cancelled|skipped|todo) \d+"
-    r"|(?:ok|FAIL)\s+\S+\s+(?:\(?[\d.]+m?s\)?|\[(?:build|setup) failed\])"
-    r"|!{3,} .* !{3,}"
+    r"|(?:ok|FAIL)" + _UNIT_RESULT_END + r"|!{3,} .* !{3,}"
     r"|FAIL$"
     r"|Ran \d+ tests? in "
     r"|(?:OK|FAILED) \(.*\)"
@@ -488,7 +489,7 @@ def _mark_body(lines: list[str], start: int, end: int, go: bool, mark: Mark) -> 
 _LEVEL_LINE = line_regex(r"^(?:ERROR|Error|error|FATAL|fatal): \S")
 """A line that opens with a level word of trouble, outside every failure block: a plugin's or
 the runner's own error (`ERROR: Coverage failure: ...`), as telling as a failure's message."""
-_UNIT_FAILED = re.compile(r"FAIL\s+\S+\s+(?:\(?[\d.]+m?s\)?|\[(?:build|setup) failed\])")
+_UNIT_FAILED = re.compile("FAIL" + _UNIT_RESULT_END)
 """A unit's result line (`FAIL <package> <time>`): what the unit printed comes before it."""
 _UNIT_RESULT = re.compile(r"(?:ok|FAIL|\?)\s+\S+\s")
 _MAX_UNIT_OUTPUT = 200
