@@ -189,7 +189,7 @@ def test_among_equal_scores_a_line_that_says_something_said_nowhere_else_comes_f
         )
     )
     score = {0: 400, 1: 400, 2: 400, 3: 400}
-    novel = _novel(lines, score)
+    novel = _novel(lines)
     assert novel == {2}
     assert next(i for _, i in _by_score(score, novel)) == 2
     assert next(i for _, i in _by_score(score)) == 3  # without: the last first
