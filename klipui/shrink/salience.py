@@ -555,6 +555,8 @@ class Scores:
         self._headers: list[int] = []
         """The lines before `_headers_read` that `_header_lines` found."""
         self._headers_read = 0
+        self._line_fields: dict[int, _Fields] = {}
+        """The fields of the lines the table passes read (a line is split once)."""
         global _last_scan
         last = _last_scan
         if last is not None and last[0] is lines and last[1] == (hint, budget):
@@ -970,10 +972,10 @@ class Scores:
             for j in range(first, min(self.n, first + MAX_PEAK_ROWS)):
                 if not _DIGIT.search(lines[j]):
                     break
-                rows.append((j, _edges(lines[j])))
+                rows.append((j, self._fields_of(j).edges))
             if len(rows) < MIN_KEY_VALUES:
                 continue
-            header = _edges(line)
+            header = self._fields_of(i).edges
             for k, (a, b) in enumerate(header):
                 column = [(lines[j][c:d], j) for j, fields in rows for c, d in fields if c == a]
                 if line[a:b] == "%" and k + 1 < len(header):
@@ -1014,8 +1016,8 @@ class Scores:
         if self.n > MAX_COLUMN_LINES:
             return
         lines, checked = self.lines.lines, 0
-        for i, line in self._header_lines(self.n):
-            header = _edges(line)
+        for i, _line in self._header_lines(self.n):
+            header = self._fields_of(i).edges
             if len(header) < 3:
                 continue
             checked += 1
@@ -1025,14 +1027,17 @@ class Scores:
             for j in range(i + 1, min(self.n, i + 1 + MAX_PEAK_ROWS)):
                 if not lines[j].strip():
                     break
-                fields = _edges(lines[j])
+                fields = self._fields_of(j)
                 if (
-                    len(fields) >= len(header)
-                    and fields[0][0] == header[0][0]
+                    len(fields.edges) >= len(header)
+                    and fields.edges[0][0] == header[0][0]
                     and _aligned(header, fields) >= 3
                 ):
-                    first = lines[j][: fields[0][1]].encode("utf-8", "surrogatepass")
-                    starts.setdefault(first.translate(None, _TEMPLATE_DROP), []).append(j)
+                    first = lines[j][: fields.edges[0][1]].encode("utf-8", "surrogatepass")
+                    group = starts.setdefault(first.translate(None, _TEMPLATE_DROP), [])
+                    group.append(j)
+                    if len(group) > SMALL_TABLE:  # the largest group only grows: no small table
+                        break
             rows = max(starts.values(), key=len, default=[])
             if 2 <= len(rows) <= SMALL_TABLE and rows[-1] - rows[0] >= len(rows):
                 for j in rows:
@@ -1051,6 +1056,13 @@ class Scores:
         """The rows of a table's `column` with a value of their own (see `_odd_ones`)."""
         for j in _odd_ones(column, rows):
             self._raise(j, ODD_VALUE)
+
+    def _fields_of(self, i: int) -> _Fields:
+        """The fields of line `i`, split once a scan."""
+        found = self._line_fields.get(i)
+        if found is None:
+            found = self._line_fields[i] = _fields(self.lines.lines[i])
+        return found
 
     def _header_lines(self, stop: int) -> Iterator[tuple[int, str]]:
         """`(index, line)` of the lines before `stop` that may head a table (`_words_only`) over
@@ -1078,15 +1090,15 @@ class Scores:
         if self.n > MAX_COLUMN_LINES:
             return
         lines, checked = self.lines.lines, 0
-        for i, line in self._header_lines(self.n - HEADER_ROWS):
+        for i, _line in self._header_lines(self.n - HEADER_ROWS):
             if not _DIGIT.search(lines[i + 1]):
                 continue
             checked += 1
             if checked > MAX_HEADER_CHECKS:
                 return
-            fields = _edges(line)
+            fields = self._fields_of(i).edges
             if len(fields) < 2 or any(
-                not _DIGIT.search(lines[i + k]) or _aligned(fields, _edges(lines[i + k])) < 2
+                not _DIGIT.search(lines[i + k]) or _aligned(fields, self._fields_of(i + k)) < 2
                 for k in range(1, HEADER_ROWS + 1)
             ):
                 continue
@@ -1136,15 +1148,22 @@ def _property(line: str, below: str) -> bool:
     return match is not None and under is not None and match.group(1) != under.group(1)
 
 
-def _edges(line: str) -> list[tuple[int, int]]:
-    """Where the fields of `line` (runs of non-blank characters) start and end."""
-    return [match.span() for match in _FIELD.finditer(line)]
+class _Fields(NamedTuple):
+    """Where the fields of a line (runs of non-blank characters) start and end."""
+
+    edges: list[tuple[int, int]]
+    starts: frozenset[int]
+    ends: frozenset[int]
 
 
-def _aligned(header: list[tuple[int, int]], row: list[tuple[int, int]]) -> int:
+def _fields(line: str) -> _Fields:
+    edges = [match.span() for match in _FIELD.finditer(line)]
+    return _Fields(edges, frozenset(a for a, _ in edges), frozenset(b for _, b in edges))
+
+
+def _aligned(header: list[tuple[int, int]], row: _Fields) -> int:
     """How many fields of `header` start where a field of `row` starts or end where one ends."""
-    starts = {a for a, _ in row}
-    ends = {b for _, b in row}
+    starts, ends = row.starts, row.ends
     return sum(1 for a, b in header if a in starts or b in ends)
 
 
