@@ -73,6 +73,8 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "439-augtool-print-tree-parse-errors",
         "474-pyinstrument-show-all-dedupe-hotspot",
         "479-git-bisect-run-skips-ambiguous",
+        # held out: fell below head+tail with round 10's record subjects (figures only)
+        "476-gprof-flat-callgraph-with-blurbs",
     }
 )
 """Cases where the engine keeps less than head+tail today: open gaps, listed so that each one

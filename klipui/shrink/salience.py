@@ -38,7 +38,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
+from itertools import islice, pairwise
 from typing import NamedTuple
 
 from klipui.shrink.plan import Hint, Keep
@@ -159,6 +159,7 @@ HEADER_ROWS = 3
 _KEY_VALUE = re.compile(r"[ \t]*([^\W\d][^:\n]{0,60}):[ \t]+(\S[^\n]{0,200})$")
 """A `key: value` line (the key starts with a letter and holds no colon)."""
 MIN_KEY_VALUES = 5
+MIN_RECORDS = 3
 _PAIR = re.compile(r"(?<![\w.=-])([A-Za-z_][\w.-]{0,40})=([^\s,;&=]{1,80})")
 """A `key=value` field (`status=200`, `rejected_calls=0`)."""
 _COUNT = re.compile(r"\b\d+(?:\.\d+)?\b")
@@ -535,7 +536,9 @@ def _group(lines: Lines) -> _Templates:
     return _Templates(shapes, Counter(shapes), first, last, groups, reps)
 
 
-_last_scan: tuple[Lines, tuple[Hint, int], dict[int, int], _Templates | None] | None = None
+_last_scan: (
+    tuple[Lines, tuple[Hint, int], dict[int, int], _Templates | None, dict[int, int]] | None
+) = None
 """The scores of the last scan: a shrink that ranks a plan's pieces by salience and then fills
 by salience scans the same lines with the same hint and budget twice."""
 
@@ -550,6 +553,8 @@ class Scores:
         self.n = len(lines)
         self.score: dict[int, int] = {}
         self.templates: _Templates | None = None
+        self.subjects: dict[int, int] = {}
+        """`{line: first line of its record}` for the lines that name their record when kept."""
         self.zeroed: set[int] = set()
         """Templates (by index) whose first line has a signal word in a count of zero."""
         self._headers: list[int] = []
@@ -560,9 +565,10 @@ class Scores:
         if last is not None and last[0] is lines and last[1] == (hint, budget):
             self.score = dict(last[2])
             self.templates = last[3]
+            self.subjects = last[4]
         elif self.n:
             self._scan()
-            _last_scan = (lines, (hint, budget), dict(self.score), self.templates)
+            _last_scan = (lines, (hint, budget), dict(self.score), self.templates, self.subjects)
 
     def routine(self, i: int) -> bool:
         """True when line `i` shares its template with at least `ROUTINE` lines."""
@@ -608,6 +614,7 @@ class Scores:
         self._nonzero(t)
         self._explained()
         self._table_headers()
+        self._record_subjects(t, self._record_starts(t, headings))
         self._blocks()
         self._ends()
 
@@ -1092,6 +1099,58 @@ class Scores:
                 continue
             self._raise(i, HEADING)
 
+    def _record_starts(self, t: _Templates, headings: set[int]) -> list[int]:
+        """The first lines of the records of an output made of records: the lines that open a
+        block (after a blank line, past a rule) or head one (a heading template), sharing one
+        family seen at least `MIN_RECORDS` times and never on two lines in a row; the family
+        with the most lines wins (none over `MAX_COLUMN_LINES` lines)."""
+        if self.n > MAX_COLUMN_LINES:
+            return []
+        lines, shapes = self.lines.lines, t.shapes
+        heading = {t.groups[k] for k in headings if t.counts[t.groups[k]] >= MIN_RECORDS}
+        found: dict[bytes, list[int]] = {}
+        opens = True
+        for i, line in enumerate(lines):
+            if not line.strip():
+                opens = True
+                continue
+            if opens and _RULE.match(line):
+                continue
+            if opens or shapes[i] in heading:
+                found.setdefault(family(line), []).append(i)
+            opens = False
+        best: list[int] = []
+        for starts in found.values():
+            if len(starts) > max(len(best), MIN_RECORDS - 1) and all(
+                b - a > 1 for a, b in pairwise(starts)
+            ):
+                best = starts
+        return best
+
+    def _record_subjects(self, t: _Templates, starts: list[int]) -> None:
+        """A line ranked for what it says (`RARE` or more) and seen at most twice, inside a
+        record (from its first line to the next record or the next blank line), names the
+        record's first line (the thread, the file, the table) as its subject: when the fill
+        keeps the line, the subject comes next. The last record reaches as far as the longest
+        other one."""
+        if not starts:
+            return
+        lines = self.lines.lines
+        reach = max((b - a for a, b in pairwise(starts)), default=0)
+        ends = [*starts[1:], min(self.n, starts[-1] + reach)]
+        for k, start in enumerate(starts):
+            for j in range(start + 1, ends[k]):
+                if not lines[j].strip():
+                    ends[k] = j
+                    break
+        starting = set(starts)
+        for i, value in self.score.items():
+            if value < RARE or i in starting or t.counts[t.shapes[i]] > 2:
+                continue
+            k = bisect_right(starts, i) - 1
+            if k >= 0 and i < ends[k]:
+                self.subjects[i] = starts[k]
+
     def _blocks(self) -> None:
         """The first line of each block after a blank line."""
         text, starts = self.lines.text, self.lines.starts
@@ -1309,8 +1368,11 @@ class Ranking:
         ranked: Iterator[tuple[int, int]],
         rest: Iterator[int],
         placed: frozenset[int] = frozenset(),
+        subjects: dict[int, int] | None = None,
     ) -> None:
         self.lines = lines.lines
+        self.subjects = subjects or {}
+        """`{line: first line of its record}`: kept, the line brings its record's name next."""
         self.placed = placed
         """Lines ranked for where they are (near an end), not for what they say: no context."""
         self.floor = iter(floor)
@@ -1337,7 +1399,8 @@ class Ranking:
         while context and (pending is None or -context[0][0] >= pending[0]):
             negative, _, i, direction = heapq.heappop(context)
             if i in self.done:  # kept for itself meanwhile: its context goes on past it
-                self._grow(i, -negative, direction)
+                if direction:
+                    self._grow(i, -negative, direction)
                 continue
             self.given = (i, -negative, direction)
             return i
@@ -1359,6 +1422,9 @@ class Ranking:
         if i in self.placed:
             return
         _, value, direction = given
+        subject = self.subjects.get(i)
+        if subject is not None and subject not in self.done and value > 1:
+            heapq.heappush(self.context, (1 - value, -subject, subject, 0))
         if direction or value >= CONTEXT_FROM:
             self._grow(i, value, direction)
 
@@ -1416,7 +1482,7 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
     for i in novel:
         scores._raise(i, NOVEL)
     ranked = _by_score(scores.score, novel)
-    return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed))
+    return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed), scores.subjects)
 
 
 def _novel(lines: Lines) -> set[int]:
