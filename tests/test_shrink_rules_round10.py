@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import Scores
+from klipui.shrink.salience import ODD_RECORD, Scores
 from klipui.shrink.text import split
 
 
@@ -46,3 +46,38 @@ def test_record_subjects_stop_at_a_blank_line() -> None:
     assert odd not in scores.subjects  # a block of its own, not a line of mod06's record
     kept = [i for i, start in scores.subjects.items() if lines.lines[start] == "File 'mod06.c'"]
     assert kept == []
+
+
+def _coverage_report(untested: set[int]) -> str:
+    """A `gcov -b`-like report: one block per source file, the `untested` ones at 0.00%."""
+    blocks = []
+    for k in range(30):
+        lines, branches = (
+            ("0.00", "0.00") if k in untested else (("66.67", "60.00"), ("100.00", "100.00"))[k % 2]
+        )
+        blocks.append(
+            "\n".join(
+                [
+                    f"File 'mod{k:02d}.c'",
+                    f"Lines executed:{lines}% of 9",
+                    f"Branches executed:{branches}% of 10",
+                    "Calls executed:0.00% of 1",
+                    f"Creating 'mod{k:02d}.c.gcov'",
+                ]
+            )
+        )
+    return "\n\n".join(blocks) + "\n"
+
+
+def test_the_record_whose_fields_few_records_share_ranks_with_its_name() -> None:
+    text = _coverage_report({13, 21})
+    out = shrink(text, Hint(tool="bash", command="gcov -b *.c"), Budget(max_chars=1200))
+    for name in ("mod13.c", "mod21.c"):
+        assert f"File '{name}'\nLines executed:0.00% of 9" in out.content
+
+
+def test_a_field_every_record_shares_makes_no_record_unusual() -> None:
+    lines = split(_coverage_report(set()))
+    scores = Scores(lines, Hint(tool="bash", command="gcov -b *.c"), 1200)
+    middle = lines.lines.index("File 'mod13.c'")
+    assert scores.score.get(middle + 1, 0) < ODD_RECORD - 50

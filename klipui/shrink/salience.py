@@ -160,6 +160,15 @@ _KEY_VALUE = re.compile(r"[ \t]*([^\W\d][^:\n]{0,60}):[ \t]+(\S[^\n]{0,200})$")
 """A `key: value` line (the key starts with a letter and holds no colon)."""
 MIN_KEY_VALUES = 5
 MIN_RECORDS = 3
+RECORD_LINES = 4
+"""Lines of an unusual record ranked: its first line, its names, its rarest values; the
+records take turns (each one's first line, then each one's second...)."""
+ODD_RECORD = 580
+ODD_RECORD_CHARS = 500
+"""The most unusual records of an output made of records rank just below a small table's rows,
+one record for each `ODD_RECORD_CHARS` characters of the budget (at most `MAX_ODD`)."""
+_RECORD_KEY = re.compile(r"[ \t]*[A-Za-z>][\w >.()-]{0,40}[:=]")
+"""The key of a field of a record (`Location:`, `Lines executed:`, `maxmemory=`)."""
 _PAIR = re.compile(r"(?<![\w.=-])([A-Za-z_][\w.-]{0,40})=([^\s,;&=]{1,80})")
 """A `key=value` field (`status=200`, `rejected_calls=0`)."""
 _COUNT = re.compile(r"\b\d+(?:\.\d+)?\b")
@@ -614,7 +623,9 @@ class Scores:
         self._nonzero(t)
         self._explained()
         self._table_headers()
-        self._record_subjects(t, self._record_starts(t, headings))
+        records = self._records(t, headings)
+        self._odd_records(records)
+        self._record_subjects(t, records)
         self._blocks()
         self._ends()
 
@@ -1127,14 +1138,12 @@ class Scores:
                 best = starts
         return best
 
-    def _record_subjects(self, t: _Templates, starts: list[int]) -> None:
-        """A line ranked for what it says (`RARE` or more) and seen at most twice, inside a
-        record (from its first line to the next record or the next blank line), names the
-        record's first line (the thread, the file, the table) as its subject: when the fill
-        keeps the line, the subject comes next. The last record reaches as far as the longest
-        other one."""
+    def _records(self, t: _Templates, headings: set[int]) -> list[tuple[int, int]]:
+        """`(first, end)` of each record (see `_record_starts`): up to the next record or the
+        next blank line; the last record reaches as far as the longest other one."""
+        starts = self._record_starts(t, headings)
         if not starts:
-            return
+            return []
         lines = self.lines.lines
         reach = max((b - a for a, b in pairwise(starts)), default=0)
         ends = [*starts[1:], min(self.n, starts[-1] + reach)]
@@ -1143,13 +1152,73 @@ class Scores:
                 if not lines[j].strip():
                     ends[k] = j
                     break
+        return list(zip(starts, ends, strict=True))
+
+    def _record_subjects(self, t: _Templates, records: list[tuple[int, int]]) -> None:
+        """A line ranked for what it says (`RARE` or more) and seen at most twice, inside a
+        record, names the record's first line (the thread, the file, the table) as its subject:
+        when the fill keeps the line, the subject comes next."""
+        if not records:
+            return
+        starts = [start for start, _ in records]
         starting = set(starts)
         for i, value in self.score.items():
             if value < RARE or i in starting or t.counts[t.shapes[i]] > 2:
                 continue
             k = bisect_right(starts, i) - 1
-            if k >= 0 and i < ends[k]:
+            if k >= 0 and i < records[k][1]:
                 self.subjects[i] = starts[k]
+
+    def _odd_records(self, records: list[tuple[int, int]]) -> None:
+        """The records whose fields say something most records do not. A field is a key
+        (`Severity:`, `Lines executed:`) found in at least half of the records; where more than a
+        quarter of them share one value, a record weighs `1 / n` for each of its values that
+        `n` records hold, `n` at most a quarter of them. The
+        heaviest records (one for each `ODD_RECORD_CHARS` characters of the budget, at most
+        `MAX_ODD`) rank their first line, the fields whose values all differ (their names: a
+        `Location:`) and their rarest values, taking turns: each record's first line, then
+        each one's second..."""
+        if len(records) < MIN_KEY_VALUES:
+            return
+        lines = self.lines.lines
+        fields: list[dict[str, int]] = []
+        seen: Counter[str] = Counter()
+        for start, end in records:
+            found: dict[str, int] = {}
+            for j in range(start + 1, end):
+                match = _RECORD_KEY.match(lines[j])
+                if match:
+                    found.setdefault(match.group(), j)
+            fields.append(found)
+            seen.update(found)
+        keys = {key for key, count in seen.items() if 2 * count >= len(records)}
+        values: dict[str, Counter[str]] = {key: Counter() for key in keys}
+        for found in fields:
+            for key in keys & found.keys():
+                values[key][lines[found[key]]] += 1
+        names = {key for key in keys if len(values[key]) == seen[key]}
+        rare = max(1, len(records) // 4)
+        usual = {key for key in keys if values[key].most_common(1)[0][1] > rare}
+        odd: list[list[tuple[int, int]]] = []
+        for found in fields:
+            odd.append(
+                sorted(
+                    (held, j)
+                    for key, j in found.items()
+                    if key in usual and (held := values[key][lines[j]]) <= rare
+                )
+            )
+        weights = sorted((-sum(1 / held for held, _ in odd[k]), k) for k in range(len(records)))
+        top = [
+            k
+            for weight, k in weights[: min(MAX_ODD, max(1, self.budget // ODD_RECORD_CHARS))]
+            if weight
+        ]
+        for rank, k in enumerate(top):
+            named = [j for key, j in fields[k].items() if key in names]
+            picked = [records[k][0], *named, *(j for _, j in odd[k])]
+            for depth, j in enumerate(picked[:RECORD_LINES]):
+                self._raise(j, ODD_RECORD - depth * len(top) - rank)
 
     def _blocks(self) -> None:
         """The first line of each block after a blank line."""
