@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import ODD_RECORD, Scores
+from klipui.shrink.salience import HEADING, ODD_RECORD, Scores
 from klipui.shrink.text import split
 
 
@@ -81,3 +81,31 @@ def test_a_field_every_record_shares_makes_no_record_unusual() -> None:
     scores = Scores(lines, Hint(tool="bash", command="gcov -b *.c"), 1200)
     middle = lines.lines.index("File 'mod13.c'")
     assert scores.score.get(middle + 1, 0) < ODD_RECORD - 50
+
+
+def _device_report(faults: dict[tuple[int, int], int]) -> str:
+    """An `iostat`-like report: a header row over one row per device, printed again for each
+    interval; `faults[(interval, device)]` is that row's error count (0 elsewhere)."""
+    out = []
+    for k in range(30):
+        out.append("Device        tps    rkB/s    wkB/s   errors")
+        for d, name in enumerate(("sda", "sdb", "nvme0n1")):
+            errors = faults.get((k, d), 0)
+            out.append(f"{name:<10}{12 + k + d:>5}.0{100 + 3 * k:>8}.0{200 + d:>8}.0{errors:>9}")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def test_header_rows_repeated_over_each_section_rank_once_at_each_end() -> None:
+    lines = split(_device_report({}))
+    scores = Scores(lines, Hint(tool="bash", command="iostat -d 1 30"), 2000)
+    headers = [i for i, line in enumerate(lines.lines) if line.startswith("Device")]
+    headings = [i for i in headers if scores.score.get(i, 0) >= HEADING]
+    assert headings == [headers[0], headers[-1]]
+
+
+def test_the_rows_that_differ_outrank_repeated_header_rows() -> None:
+    text = _device_report({(11, 1): 3, (19, 2): 7})
+    out = shrink(text, Hint(tool="bash", command="iostat -d 1 30"), Budget(max_chars=900))
+    assert "sdb          24.0     133.0     201.0        3" in out.content
+    assert "nvme0n1      33.0     157.0     202.0        7" in out.content

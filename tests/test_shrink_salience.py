@@ -61,7 +61,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "170-meson-setup-ninja-fail",
         # the fresh batch 300-379 (bench/corpus_folds.py FRESH), as measured when it was merged
         "335-php-cli-warnings-then-fatal",
-        "341-psql-vacuum-verbose-held-snapshot",
         "344-mariadb-analyze-format-json-joins",
         "357-callgrind-annotate-auto-source",
         "369-ffprobe-json-streams-chapters",

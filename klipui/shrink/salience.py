@@ -1092,10 +1092,13 @@ class Scores:
 
     def _table_headers(self) -> None:
         """A header row: a line of words without digits over rows with digits whose fields
-        start or end where its fields do (`  flat  flat%   sum%   cum` over `0.61s  7.81% ...`)."""
+        start or end where its fields do (`  flat  flat%   sum%   cum` over `0.61s  7.81% ...`).
+        Header rows of one family (the same words about other names) head each section alike:
+        the first and the last rank as headings."""
         if self.n > MAX_COLUMN_LINES:
             return
         lines, checked = self.lines.lines, 0
+        found: dict[bytes, list[int]] = {}
         for i, line in self._header_lines(self.n - HEADER_ROWS):
             if not _DIGIT.search(lines[i + 1]):
                 continue
@@ -1108,7 +1111,10 @@ class Scores:
                 for k in range(1, HEADER_ROWS + 1)
             ):
                 continue
-            self._raise(i, HEADING)
+            found.setdefault(family(line), []).append(i)
+        for rows in found.values():
+            for i in (rows[0], rows[-1]):
+                self._raise(i, HEADING)
 
     def _record_starts(self, t: _Templates, headings: set[int]) -> list[int]:
         """The first lines of the records of an output made of records: the lines that open a
