@@ -109,3 +109,52 @@ def test_the_rows_that_differ_outrank_repeated_header_rows() -> None:
     out = shrink(text, Hint(tool="bash", command="iostat -d 1 30"), Budget(max_chars=900))
     assert "sdb          24.0     133.0     201.0        3" in out.content
     assert "nvme0n1      33.0     157.0     202.0        7" in out.content
+
+
+def _checker_passes(problems: list[str], late: list[str]) -> str:
+    """An `xfs_repair`-like run: each pass reports the same `problems` again among routine
+    progress lines; the last pass reports `late` problems of its own."""
+    out = ["Phase 1 - find and verify superblock...", "        - reporting progress", ""]
+    for phase in range(2, 5):
+        out.append(f"Phase {phase} - checking the inodes of each group...")
+        for group in range(8):
+            out.append(f"        - agno = {group}")
+            out += [problems[group]] if group < len(problems) else []
+    out.append("Phase 5 - checking directory connectivity...")
+    for k in range(30):
+        out.append(f"        - traversing directory inode {300 + k}")
+    out += late
+    out += ["No modify flag set, skipping filesystem flush and exiting.", "exit=1"]
+    return "\n".join(out) + "\n"
+
+
+def test_a_problem_reported_again_ranks_once() -> None:
+    problems = [
+        "bad CRC for inode 101, would rewrite",
+        "bad magic number 0x0 on inode 260",
+        "UUID mismatch on inode 191",
+        "would have cleared inode 296",
+        "inode 257 - bad extent overflows - start 836, end 66111",
+        "free inode 677 contains errors, would correct",
+    ]
+    lines = split(_checker_passes(problems, ["would rebuild directory inode 173"]))
+    scores = Scores(lines, Hint(tool="bash", command="xfs_repair -n disk.img"), 2000)
+    for problem in problems:
+        copies = [i for i, line in enumerate(lines.lines) if line == problem]
+        assert len(copies) == 3
+        assert len([i for i in copies if i in scores.score]) == 1
+
+
+def test_a_late_problem_is_kept_before_copies_of_earlier_ones() -> None:
+    problems = [
+        "bad CRC for inode 101, would rewrite",
+        "bad magic number 0x0 on inode 260",
+        "UUID mismatch on inode 191",
+        "would have cleared inode 296",
+        "inode 257 - bad extent overflows - start 836, end 66111",
+        "free inode 677 contains errors, would correct",
+    ]
+    late = [f"disconnected inode {655489 + k}, would move to lost+found" for k in range(21)]
+    text = _checker_passes(problems, ["would rebuild directory inode 173", *late])
+    out = shrink(text, Hint(tool="bash", command="xfs_repair -n disk.img"), Budget(max_chars=1000))
+    assert "would rebuild directory inode 173" in out.content

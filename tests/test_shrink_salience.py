@@ -54,7 +54,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
     {
         "51-npm-outdated-all-long",
         # cases 113-199, as measured when that batch was merged (now in the folds)
-        "120-git-cherry-pick-range-conflict",
         "145-bandit-r-dulwich",
         "147-uv-pip-compile-no-solution",
         "163-sysctl-a-net-vm-fs",

@@ -623,6 +623,7 @@ class Scores:
         self._nonzero(t)
         self._explained()
         self._table_headers()
+        self._copies()
         records = self._records(t, headings)
         self._odd_records(records)
         self._record_subjects(t, records)
@@ -1225,6 +1226,25 @@ class Scores:
             picked = [records[k][0], *named, *(j for _, j in odd[k])]
             for depth, j in enumerate(picked[:RECORD_LINES]):
                 self._raise(j, ODD_RECORD - depth * len(top) - rank)
+
+    def _copies(self) -> None:
+        """A ranked line whose very text another ranked line holds at a higher score (or the
+        same score, later) says nothing new (the same problem reported again in a later pass):
+        it loses its rank (none over `MAX_COLUMN_LINES` lines)."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        lines, score = self.lines.lines, self.score
+        best: dict[str, int] = {}
+        for i in sorted(score):
+            line = lines[i]
+            other = best.get(line)
+            if other is None:
+                best[line] = i
+            elif score[i] >= score[other]:
+                best[line] = i
+                del score[other]
+            else:
+                del score[i]
 
     def _blocks(self) -> None:
         """The first line of each block after a blank line."""
