@@ -38,7 +38,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
+from itertools import islice, pairwise
 from typing import NamedTuple
 
 from klipui.shrink.plan import Hint, Keep
@@ -159,6 +159,16 @@ HEADER_ROWS = 3
 _KEY_VALUE = re.compile(r"[ \t]*([^\W\d][^:\n]{0,60}):[ \t]+(\S[^\n]{0,200})$")
 """A `key: value` line (the key starts with a letter and holds no colon)."""
 MIN_KEY_VALUES = 5
+MIN_RECORDS = 3
+RECORD_LINES = 4
+"""Lines of an unusual record ranked: its first line, its names, its rarest values; the
+records take turns (each one's first line, then each one's second...)."""
+ODD_RECORD = 580
+ODD_RECORD_CHARS = 500
+"""The most unusual records of an output made of records rank just below a small table's rows,
+one record for each `ODD_RECORD_CHARS` characters of the budget (at most `MAX_ODD`)."""
+_RECORD_KEY = re.compile(r"[ \t]*[A-Za-z>][\w >.()-]{0,40}[:=]")
+"""The key of a field of a record (`Location:`, `Lines executed:`, `maxmemory=`)."""
 _PAIR = re.compile(r"(?<![\w.=-])([A-Za-z_][\w.-]{0,40})=([^\s,;&=]{1,80})")
 """A `key=value` field (`status=200`, `rejected_calls=0`)."""
 _COUNT = re.compile(r"\b\d+(?:\.\d+)?\b")
@@ -535,7 +545,9 @@ def _group(lines: Lines) -> _Templates:
     return _Templates(shapes, Counter(shapes), first, last, groups, reps)
 
 
-_last_scan: tuple[Lines, tuple[Hint, int], dict[int, int], _Templates | None] | None = None
+_last_scan: (
+    tuple[Lines, tuple[Hint, int], dict[int, int], _Templates | None, dict[int, int]] | None
+) = None
 """The scores of the last scan: a shrink that ranks a plan's pieces by salience and then fills
 by salience scans the same lines with the same hint and budget twice."""
 
@@ -550,6 +562,8 @@ class Scores:
         self.n = len(lines)
         self.score: dict[int, int] = {}
         self.templates: _Templates | None = None
+        self.subjects: dict[int, int] = {}
+        """`{line: first line of its record}` for the lines that name their record when kept."""
         self.zeroed: set[int] = set()
         """Templates (by index) whose first line has a signal word in a count of zero."""
         self._headers: list[int] = []
@@ -562,9 +576,10 @@ class Scores:
         if last is not None and last[0] is lines and last[1] == (hint, budget):
             self.score = dict(last[2])
             self.templates = last[3]
+            self.subjects = last[4]
         elif self.n:
             self._scan()
-            _last_scan = (lines, (hint, budget), dict(self.score), self.templates)
+            _last_scan = (lines, (hint, budget), dict(self.score), self.templates, self.subjects)
 
     def routine(self, i: int) -> bool:
         """True when line `i` shares its template with at least `ROUTINE` lines."""
@@ -610,6 +625,10 @@ class Scores:
         self._nonzero(t)
         self._explained()
         self._table_headers()
+        self._copies()
+        records = self._records(t, headings)
+        self._odd_records(records)
+        self._record_subjects(t, records)
         self._blocks()
         self._ends()
 
@@ -1086,23 +1105,158 @@ class Scores:
 
     def _table_headers(self) -> None:
         """A header row: a line of words without digits over rows with digits whose fields
-        start or end where its fields do (`  flat  flat%   sum%   cum` over `0.61s  7.81% ...`)."""
+        start or end where its fields do (`  flat  flat%   sum%   cum` over `0.61s  7.81% ...`).
+        Header rows of one family (the same words about other names) head each section alike:
+        the first and the last rank as headings."""
         if self.n > MAX_COLUMN_LINES:
             return
         lines, checked = self.lines.lines, 0
-        for i, _line in self._header_lines(self.n - HEADER_ROWS):
+        found: dict[bytes, list[int]] = {}
+        for i, line in self._header_lines(self.n - HEADER_ROWS):
             if not _DIGIT.search(lines[i + 1]):
                 continue
             checked += 1
             if checked > MAX_HEADER_CHECKS:
-                return
+                break
             fields = self._fields_of(i).edges
             if len(fields) < 2 or any(
                 not _DIGIT.search(lines[i + k]) or _aligned(fields, self._fields_of(i + k)) < 2
                 for k in range(1, HEADER_ROWS + 1)
             ):
                 continue
-            self._raise(i, HEADING)
+            found.setdefault(family(line), []).append(i)
+        for rows in found.values():
+            for i in (rows[0], rows[-1]):
+                self._raise(i, HEADING)
+
+    def _record_starts(self, t: _Templates, headings: set[int]) -> list[int]:
+        """The first lines of the records of an output made of records: the lines that open a
+        block (after a blank line, past a rule) or head one (a heading template), sharing one
+        family seen at least `MIN_RECORDS` times and never on two lines in a row; the family
+        with the most lines wins (none over `MAX_COLUMN_LINES` lines)."""
+        if self.n > MAX_COLUMN_LINES:
+            return []
+        lines, shapes = self.lines.lines, t.shapes
+        heading = {t.groups[k] for k in headings if t.counts[t.groups[k]] >= MIN_RECORDS}
+        found: dict[bytes, list[int]] = {}
+        opens = True
+        for i, line in enumerate(lines):
+            if not line.strip():
+                opens = True
+                continue
+            if opens and _RULE.match(line):
+                continue
+            if opens or shapes[i] in heading:
+                found.setdefault(family(line), []).append(i)
+            opens = False
+        best: list[int] = []
+        for starts in found.values():
+            if len(starts) > max(len(best), MIN_RECORDS - 1) and all(
+                b - a > 1 for a, b in pairwise(starts)
+            ):
+                best = starts
+        return best
+
+    def _records(self, t: _Templates, headings: set[int]) -> list[tuple[int, int]]:
+        """`(first, end)` of each record (see `_record_starts`): up to the next record or the
+        next blank line; the last record reaches as far as the longest other one."""
+        starts = self._record_starts(t, headings)
+        if not starts:
+            return []
+        lines = self.lines.lines
+        reach = max((b - a for a, b in pairwise(starts)), default=0)
+        ends = [*starts[1:], min(self.n, starts[-1] + reach)]
+        for k, start in enumerate(starts):
+            for j in range(start + 1, ends[k]):
+                if not lines[j].strip():
+                    ends[k] = j
+                    break
+        return list(zip(starts, ends, strict=True))
+
+    def _record_subjects(self, t: _Templates, records: list[tuple[int, int]]) -> None:
+        """A line ranked for what it says (`RARE` or more) and seen at most twice, inside a
+        record, names the record's first line (the thread, the file, the table) as its subject:
+        when the fill keeps the line, the subject comes next."""
+        if not records:
+            return
+        starts = [start for start, _ in records]
+        starting = set(starts)
+        for i, value in self.score.items():
+            if value < RARE or i in starting or t.counts[t.shapes[i]] > 2:
+                continue
+            k = bisect_right(starts, i) - 1
+            if k >= 0 and i < records[k][1]:
+                self.subjects[i] = starts[k]
+
+    def _odd_records(self, records: list[tuple[int, int]]) -> None:
+        """The records whose fields say something most records do not. A field is a key
+        (`Severity:`, `Lines executed:`) found in at least half of the records; where more than a
+        quarter of them share one value, a record weighs `1 / n` for each of its values that
+        `n` records hold, `n` at most a quarter of them. The
+        heaviest records (one for each `ODD_RECORD_CHARS` characters of the budget, at most
+        `MAX_ODD`) rank their first line, the fields whose values all differ (their names: a
+        `Location:`) and their rarest values, taking turns: each record's first line, then
+        each one's second..."""
+        if len(records) < MIN_KEY_VALUES:
+            return
+        lines = self.lines.lines
+        fields: list[dict[str, int]] = []
+        seen: Counter[str] = Counter()
+        for start, end in records:
+            found: dict[str, int] = {}
+            for j in range(start + 1, end):
+                match = _RECORD_KEY.match(lines[j])
+                if match:
+                    found.setdefault(match.group(), j)
+            fields.append(found)
+            seen.update(found)
+        keys = {key for key, count in seen.items() if 2 * count >= len(records)}
+        values: dict[str, Counter[str]] = {key: Counter() for key in keys}
+        for found in fields:
+            for key in keys & found.keys():
+                values[key][lines[found[key]]] += 1
+        names = {key for key in keys if len(values[key]) == seen[key]}
+        rare = max(1, len(records) // 4)
+        usual = {key for key in keys if values[key].most_common(1)[0][1] > rare}
+        odd: list[list[tuple[int, int]]] = []
+        for found in fields:
+            odd.append(
+                sorted(
+                    (held, j)
+                    for key, j in found.items()
+                    if key in usual and (held := values[key][lines[j]]) <= rare
+                )
+            )
+        weights = sorted((-sum(1 / held for held, _ in odd[k]), k) for k in range(len(records)))
+        top = [
+            k
+            for weight, k in weights[: min(MAX_ODD, max(1, self.budget // ODD_RECORD_CHARS))]
+            if weight
+        ]
+        for rank, k in enumerate(top):
+            named = [j for key, j in fields[k].items() if key in names]
+            picked = [records[k][0], *named, *(j for _, j in odd[k])]
+            for depth, j in enumerate(picked[:RECORD_LINES]):
+                self._raise(j, ODD_RECORD - depth * len(top) - rank)
+
+    def _copies(self) -> None:
+        """A ranked line whose very text another ranked line holds at a higher score (or the
+        same score, later) says nothing new (the same problem reported again in a later pass):
+        it loses its rank (none over `MAX_COLUMN_LINES` lines)."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        lines, score = self.lines.lines, self.score
+        best: dict[str, int] = {}
+        for i in sorted(score):
+            line = lines[i]
+            other = best.get(line)
+            if other is None:
+                best[line] = i
+            elif score[i] >= score[other]:
+                best[line] = i
+                del score[other]
+            else:
+                del score[i]
 
     def _blocks(self) -> None:
         """The first line of each block after a blank line."""
@@ -1328,8 +1482,11 @@ class Ranking:
         ranked: Iterator[tuple[int, int]],
         rest: Iterator[int],
         placed: frozenset[int] = frozenset(),
+        subjects: dict[int, int] | None = None,
     ) -> None:
         self.lines = lines.lines
+        self.subjects = subjects or {}
+        """`{line: first line of its record}`: kept, the line brings its record's name next."""
         self.placed = placed
         """Lines ranked for where they are (near an end), not for what they say: no context."""
         self.floor = iter(floor)
@@ -1356,7 +1513,8 @@ class Ranking:
         while context and (pending is None or -context[0][0] >= pending[0]):
             negative, _, i, direction = heapq.heappop(context)
             if i in self.done:  # kept for itself meanwhile: its context goes on past it
-                self._grow(i, -negative, direction)
+                if direction:
+                    self._grow(i, -negative, direction)
                 continue
             self.given = (i, -negative, direction)
             return i
@@ -1378,6 +1536,9 @@ class Ranking:
         if i in self.placed:
             return
         _, value, direction = given
+        subject = self.subjects.get(i)
+        if subject is not None and subject not in self.done and value > 1:
+            heapq.heappush(self.context, (1 - value, -subject, subject, 0))
         if direction or value >= CONTEXT_FROM:
             self._grow(i, value, direction)
 
@@ -1435,7 +1596,7 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
     for i in novel:
         scores._raise(i, NOVEL)
     ranked = _by_score(scores.score, novel)
-    return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed))
+    return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed), scores.subjects)
 
 
 def _novel(lines: Lines) -> set[int]:
