@@ -11,8 +11,10 @@ on it, while the engine was tuned elsewhere, merged only after that tuning ended
 once. After that measurement it returns to the folds and the next captured batch becomes fresh.
 Cases 113-199 were such a batch (fresh 0.776), then cases 300-379 (fresh 0.752, measured on
 2026-12-03 at commit ec527bb), then cases 400-479 (fresh 0.698, measured on 2026-12-06 at commit
-566d105; bench/results/shrink_quality_fresh_400-479.json); all are now in the folds. `FRESH`
-names the range of the next batch (500-599), empty until it is captured.
+566d105; bench/results/shrink_quality_fresh_400-479.json), then cases 500-579 (fresh 0.683,
+measured on 2026-12-06 at commit c1a5392; bench/results/shrink_quality_fresh_500-579.json); all
+are now in the folds. `FRESH` names the range of the next batch (600-699), empty until it is
+captured.
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -26,7 +28,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(500, 600)
+FRESH = range(600, 700)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 

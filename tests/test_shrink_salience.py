@@ -71,6 +71,22 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "439-augtool-print-tree-parse-errors",
         "474-pyinstrument-show-all-dedupe-hotspot",
         "479-git-bisect-run-skips-ambiguous",
+        # the fresh batch 500-579, as measured when it was merged
+        "505-pip-install-dry-run-report-json",
+        "510-cloc-by-file-by-lang-requests",
+        "520-devel-cover-report-text-shipping",
+        "523-doxygen-warn-undocumented-ring-params",
+        "529-markdownlint-docs-list-marker-flood",
+        "532-shfmt-d-perf-test-scripts-parse-error",
+        "537-java-ucve-then-javap-v-major-69",
+        "545-dmesg-ext4-iget-checksum-invalid",
+        "546-fsck-fat-n-v-l-corrupt-fat16",
+        "553-mysqltuner-division-by-zero-crash",
+        "554-mariadb-admin-extended-status",
+        "555-pgbadger-text-report-lock-waits",
+        "562-csvstat-customers-23-columns",
+        "566-lintian-i-I-pedantic-local-deb",
+        "569-sqlite3-analyzer-freelist-63pct",
         # held out: fell below head+tail with round 10's record subjects (figures only)
         "476-gprof-flat-callgraph-with-blurbs",
     }
