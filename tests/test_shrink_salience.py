@@ -85,7 +85,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "554-mariadb-admin-extended-status",
         "555-pgbadger-text-report-lock-waits",
         "562-csvstat-customers-23-columns",
-        "566-lintian-i-I-pedantic-local-deb",
         "569-sqlite3-analyzer-freelist-63pct",
         # held out: fell below head+tail with round 10's record subjects (figures only)
         "476-gprof-flat-callgraph-with-blurbs",

@@ -210,7 +210,9 @@ STRONG_WORDS = (
     "critical", "killed", "out of memory", "timed out", "timeout", "unreachable", "assert",
     "mismatch", "uncaught", "unhandled", "violation", "invalid", "leak", "crash", "missing",
     "broken", "reject", "forbidden", "unauthori", "permission", "err!", "errno", "exhaust",
-    "overflow", "corrupt", "deadlock", "no space left",
+    "overflow", "corrupt", "deadlock", "no space left", "illegal", "malformed", "unsupported",
+    "incompatible", "expired", "vulnerable", "insecure", "unexpected", "not allowed",
+    "inconsistent",
 )  # fmt: skip
 """Words of trouble, lower case, each a prefix of the words it stands for (`fail`: failed)."""
 COMMON_SHARE = 0.25
@@ -231,6 +233,9 @@ COUNT_WORDS = (
 )  # fmt: skip
 """With the signal words, the words a summary line with counts contains."""
 _CODE = re.compile(r"[A-Z]+[0-9]{3,5}\b|[A-Z]+-[0-9]{3,5}\b")
+_SEVERITY_LETTER = re.compile(r"^[ \t]*([EFW]):[ \t]+\S", re.MULTILINE)
+"""A line led by a one-letter severity (`E: Unable to locate package`, `W: pkg: no-manual-page`):
+E and F are errors, W a warning."""
 _EXIT = re.compile(
     r"(?i)exit(?:ed)?(?: with)?(?: code| status)?[ :=]+-?[1-9]\d*\b|non-?zero (?:exit|status)"
     r"|returned non-zero|exit (?:code|status)|\bstatus[ :=]+[1-9]\d*\b|process finished"
@@ -385,6 +390,14 @@ def _lines_matching(
 ) -> set[int]:
     """Those of the `candidates` line indices whose representative matches `pattern`."""
     return {k for k in candidates if pattern.search(reps[k])}
+
+
+def _severity_letters(text: str, starts: list[int]) -> dict[int, str]:
+    """Lines led by a one-letter severity: `{line: letter}`."""
+    return {
+        bisect_right(starts, match.start()) - 1: match.group(1)
+        for match in _SEVERITY_LETTER.finditer(text)
+    }
 
 
 def _code_lines(text: str, starts: list[int]) -> dict[int, str]:
@@ -653,7 +666,11 @@ class Scores:
         )
         codes = _code_lines(rep_text, rep_starts)
         strong |= {k for k, letter in codes.items() if letter in ("E", "F")}
-        weak = set(_word_hits(lowered, WEAK_WORDS, rep_starts)) | set(codes) | mentions
+        levels = _severity_letters(rep_text, rep_starts)
+        strong |= {k for k, letter in levels.items() if letter != "W"}
+        weak = (
+            set(_word_hits(lowered, WEAK_WORDS, rep_starts)) | set(codes) | set(levels) | mentions
+        )
         counted = set(_word_hits(lowered, COUNT_WORDS, rep_starts)) | strong | weak
         group_score: dict[int, int] = {}
         for found, value in (
