@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from klipui.shrink import Budget, Hint, Keep, Summary, salience, segments, shrink
 from klipui.shrink import pipeline as pipeline_module
 from klipui.shrink.reducers import diff, json, log, tests, tree
-from klipui.shrink.reducers._patterns import Lines, line_regex, lines_containing
+from klipui.shrink.reducers._patterns import Lines, line_regex, lines_containing, lines_matching
 from klipui.shrink.text import long_lines, marker, marker_length, split
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -149,7 +149,9 @@ def test_json_bracket_lines_take_the_scan_when_brackets_are_many() -> None:
 @given(
     lines=st.lists(
         st.lists(
-            st.sampled_from([*log._KEYWORDS, "primed out", "Rimeout", "lowquery", "kill", " "]),
+            st.sampled_from(
+                [*log._KEYWORDS, "primed out", "Rimeout", "lowquery", "low request", "kill", " "]
+            ),
             max_size=4,
         ).map("".join),
         max_size=20,
@@ -159,7 +161,7 @@ def test_log_keyword_tails_find_the_lines_the_keywords_find(lines: list[str]) ->
     analysed = Lines("\n".join(lines))
     by_tail = [
         i
-        for i in lines_containing(analysed, log._KEYWORD_NEEDLES)
+        for i in lines_matching(analysed, log._KEYWORD_SEARCH)
         if any(keyword in analysed.lines[i] for keyword in log._KEYWORDS)
     ]
     assert by_tail == lines_containing(analysed, log._KEYWORDS)

@@ -555,6 +555,19 @@ def lines_containing(lines: Lines, needles: tuple[str, ...]) -> list[int]:
     return sorted(found)
 
 
+def lines_matching(lines: Lines, patterns: tuple[re.Pattern[str], ...]) -> list[int]:
+    """Indices of the lines where any of `patterns` (unanchored, matching within a line)
+    matches: `lines_containing` for searches that start with a literal, which the regex engine
+    scans for as fast as `str.find` or faster, and that can stand for several needles."""
+    text = lines.text
+    starts = lines.starts
+    found: set[int] = set()
+    for pattern in patterns:
+        for m in pattern.finditer(text):
+            found.add(bisect_right(starts, m.start()) - 1)
+    return sorted(found)
+
+
 RARE_SHARE = 0.01
 """A value of a categorical column is rare in at most this share of the rows (at least one)."""
 MAX_RARE_ROWS = 6

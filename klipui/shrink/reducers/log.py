@@ -25,7 +25,7 @@ from klipui.shrink.reducers._patterns import (
     finish,
     kind,
     line_regex,
-    lines_containing,
+    lines_matching,
     sample,
 )
 
@@ -87,10 +87,10 @@ _STATUS_FORMS = (
 )
 """Where a response status is written: an access-log line, a structured record's field. Each
 form starts with a literal, which the regex engine scans for fast."""
-_SERVER_ERROR = tuple(re.compile(form.format(d=5)) for form in _STATUS_FORMS)
-"""A 5xx response."""
-_CLIENT_ERROR = tuple(re.compile(form.format(d=4)) for form in _STATUS_FORMS)
-"""A 4xx response (a weak signal): the first and last of each status are kept."""
+_ERROR_STATUS = tuple(re.compile(form.format(d="[45]")) for form in _STATUS_FORMS)
+"""A 5xx response, or a 4xx one (a weak signal: the first and last of each status are kept);
+one search of the text a form finds both (no match of one can hide a match of the other: each
+form starts with a literal that no match holds further in)."""
 _KEYWORDS = (
     "slow query",
     "Slow query",
@@ -116,26 +116,27 @@ _KEYWORDS = (
     "denied",
     "unreachable",
 )
-_KEYWORD_NEEDLES = tuple(
-    dict.fromkeys(
-        {
-            "slow query": "low query",
-            "Slow query": "low query",
-            "timed out": "imed out",
-            "Timed out": "imed out",
-            "timeout": "imeout",
-            "Timeout": "imeout",
-            "Exception": "xception",
-            "exception": "xception",
-            "out of memory": "ut of memory",
-            "Out of memory": "ut of memory",
-            "OOMKilled": "Killed",
-        }.get(keyword, keyword)
-        for keyword in _KEYWORDS
+_KEYWORD_SEARCH = tuple(
+    re.compile(needle)
+    for needle in (
+        "low (?:query|request)",
+        "ime(?:d )?out",
+        "refused",
+        "Traceback",
+        "xception",
+        "panic",
+        "eg(?:fault|mentation fault)",
+        "core dumped",
+        "ut(?:OfM| of m)emory",
+        "oom-kill",
+        "Killed",
+        "denied",
+        "unreachable",
     )
 )
-"""What the lines holding a keyword hold, in fewer words (one search of the text each): words
-that differ in their first letter's case share their tail; `Killed` is in `OOMKilled`."""
+"""What the lines holding a keyword hold, in fewer searches of the text (one each, starting with
+a literal that the regex engine scans for fast): words that differ in their first letter's case
+share their tail, words that share a start one search; `Killed` is in `OOMKilled`."""
 _PREFIX = re.compile(r"^[\[\d\-T:.,+Z /]*", re.M)
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Warning|Exit)\b|[\w.]+: )")
 _FOREIGN = re.compile(
@@ -316,21 +317,29 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark, every: list[str] | N
     """Mark the 5xx responses and the lines holding a trouble keyword, the first of each
     kind above its repeats."""
     text_lines = lines.lines
-    servers = sorted({i for pattern in _SERVER_ERROR for i in lines.hits(pattern)})
+    server_at: list[int] = []
+    first_at: dict[str, int] = {}
+    last_at: dict[str, int] = {}
+    for pattern in _ERROR_STATUS:
+        for m in pattern.finditer(lines.text):
+            status, at = m[1], m.start()
+            if status[0] == "5":
+                server_at.append(at)
+            else:
+                if status not in first_at or at < first_at[status]:
+                    first_at[status] = at
+                if status not in last_at or at > last_at[status]:
+                    last_at[status] = at
+    servers = sorted({lines.line_at(at) for at in server_at})
     for i, key in zip(servers, _kinds_of(text_lines, servers, every), strict=True):
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
-    by_status: dict[str, list[int]] = {}
-    for pattern in _CLIENT_ERROR:
-        for i, m in lines.scan(pattern):
-            by_status.setdefault(m.group(1), []).append(i)
-    for found in by_status.values():
-        found.sort()
-        mark(found[0], LOW + 5)
-        mark(found[-1], LOW + 5)
+    for status, at in first_at.items():
+        mark(lines.line_at(at), LOW + 5)
+        mark(lines.line_at(last_at[status]), LOW + 5)
     found = [
         i
-        for i in lines_containing(lines, _KEYWORD_NEEDLES)
+        for i in lines_matching(lines, _KEYWORD_SEARCH)
         if any(keyword in text_lines[i] for keyword in _KEYWORDS)
     ]
     for i, line_kind in zip(found, _kinds_of(text_lines, found, every), strict=True):
