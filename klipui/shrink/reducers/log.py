@@ -25,7 +25,7 @@ from klipui.shrink.reducers._patterns import (
     finish,
     kind,
     line_regex,
-    lines_matching,
+    lines_holding,
     sample,
 )
 
@@ -69,6 +69,9 @@ _FIELD_NEEDLES = (
 )
 """Words a record of a level worth a look holds (a structured record whose level is written
 otherwise, `level=50`, is not one)."""
+_NEEDLE = re.compile("|".join(map(re.escape, _NEEDLES)))
+_FIELD_NEEDLE = re.compile("|".join(map(re.escape, _FIELD_NEEDLES)))
+"""One of `_NEEDLES` (`_FIELD_NEEDLES`) in a line: one search a line instead of one a word."""
 _NUMERIC_LEVEL = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR"}
 """pino/bunyan levels; 60 is FATAL."""
 _PRIORITY = re.compile(r"<(\d{1,3})>")
@@ -87,10 +90,14 @@ _STATUS_FORMS = (
 )
 """Where a response status is written: an access-log line, a structured record's field. Each
 form starts with a literal, which the regex engine scans for fast."""
-_ERROR_STATUS = tuple(re.compile(form.format(d="[45]")) for form in _STATUS_FORMS)
-"""A 5xx response, or a 4xx one (a weak signal: the first and last of each status are kept);
-one search of the text a form finds both (no match of one can hide a match of the other: each
-form starts with a literal that no match holds further in)."""
+_ERROR_STATUS = (
+    re.compile(r"\" ([45]\d\d) "),
+    re.compile(r"status(?:(?<=\"status)(?:Code|_code)?\": ?|=)([45]\d\d)\b"),
+)
+"""`_STATUS_FORMS` of a 5xx response, or a 4xx one (a weak signal: the first and last of each
+status are kept), in two searches of the text: no match of one status or form can hide a match
+of another (each starts with a literal that no match holds further in), and the fields share
+`status`, which the second search starts from (a match a line: its start is on that line)."""
 _KEYWORDS = (
     "slow query",
     "Slow query",
@@ -116,27 +123,6 @@ _KEYWORDS = (
     "denied",
     "unreachable",
 )
-_KEYWORD_SEARCH = tuple(
-    re.compile(needle)
-    for needle in (
-        "low (?:query|request)",
-        "ime(?:d )?out",
-        "refused",
-        "Traceback",
-        "xception",
-        "panic",
-        "eg(?:fault|mentation fault)",
-        "core dumped",
-        "ut(?:OfM| of m)emory",
-        "oom-kill",
-        "Killed",
-        "denied",
-        "unreachable",
-    )
-)
-"""What the lines holding a keyword hold, in fewer searches of the text (one each, starting with
-a literal that the regex engine scans for fast): words that differ in their first letter's case
-share their tail, words that share a start one search; `Killed` is in `OOMKilled`."""
 _PREFIX = re.compile(r"^[\[\d\-T:.,+Z /]*", re.M)
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Warning|Exit)\b|[\w.]+: )")
 _FOREIGN = re.compile(
@@ -219,10 +205,10 @@ def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tup
     """Records by level, and the records worth a look (warnings and worse, holding one of the
     needles) with their level, in order: one `findall` of the newline-led level regex (one
     entry a line, counted and filtered in C), the lines themselves read for trouble only."""
-    pattern, aligned, needles = (
-        (_FIELD_LEVEL, _FIELD_LEVEL_ALIGNED, _FIELD_NEEDLES)
+    pattern, aligned, needle = (
+        (_FIELD_LEVEL, _FIELD_LEVEL_ALIGNED, _FIELD_NEEDLE)
         if structured
-        else (_LEVEL, _LEVEL_ALIGNED, _NEEDLES)
+        else (_LEVEL, _LEVEL_ALIGNED, _NEEDLE)
     )
     text, text_lines = lines.text, lines.lines
     first = pattern.match(text)
@@ -247,7 +233,8 @@ def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tup
     found.sort()
     if first is not None and first[1] in _TROUBLE:
         found.insert(0, (0, first[1]))
-    trouble = [(i, _TROUBLE[word]) for i, word in found if any(n in text_lines[i] for n in needles)]
+    search = needle.search
+    trouble = [(i, _TROUBLE[word]) for i, word in found if search(text_lines[i])]
     return levels, trouble
 
 
@@ -274,11 +261,16 @@ def _read_priorities(lines: Lines) -> tuple[Counter[str], list[tuple[int, str]]]
 def _kinds(lines: list[str], indices: list[int]) -> list[str]:
     """The kind of each line of `indices` (no timestamp-like prefix, every token holding a digit
     masked: see `kind`), for grouping repeats: the lines joined, so that two substitutions in all
-    stand for two a line."""
+    stand for two a line; each distinct line after its prefix is masked once, as records that
+    repeat a message (and the copies of a log) share it."""
     if not indices:
         return []
-    joined = "\n".join([lines[i] for i in indices])
-    return kind(_PREFIX.sub("", joined)).split("\n")
+    bodies = _PREFIX.sub("", "\n".join([lines[i] for i in indices])).split("\n")
+    distinct = list(dict.fromkeys(bodies))
+    if len(distinct) == len(bodies):
+        return kind("\n".join(bodies)).split("\n")
+    of = dict(zip(distinct, kind("\n".join(distinct)).split("\n"), strict=True))
+    return [of[body] for body in bodies]
 
 
 def _kinds_of(lines: list[str], indices: list[int], every: list[str] | None) -> list[str]:
@@ -337,11 +329,7 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark, every: list[str] | N
     for status, at in first_at.items():
         mark(lines.line_at(at), LOW + 5)
         mark(lines.line_at(last_at[status]), LOW + 5)
-    found = [
-        i
-        for i in lines_matching(lines, _KEYWORD_SEARCH)
-        if any(keyword in text_lines[i] for keyword in _KEYWORDS)
-    ]
+    found = lines_holding(lines, _KEYWORDS)
     for i, line_kind in zip(found, _kinds_of(text_lines, found, every), strict=True):
         key = "kw:" + line_kind
         mark(i, HIGH - 10 if key not in seen else FLOOR + 1)
