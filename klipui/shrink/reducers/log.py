@@ -170,7 +170,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         levels, trouble = _read_priorities(lines)
     else:
         structured = bool(_STRUCTURED.match(lines.text[:2_000]))
-        levels, trouble = _read_levels(lines, structured)
+        read = _find_trouble if len(lines.text) > HUGE_CHARS else _read_levels
+        levels, trouble = read(lines, structured)
     # every line's kind, when the rare records are looked for (which reads them all): the
     # other rules then look theirs up instead of reading them again
     every = _kinds(lines.lines, list(range(n))) if n <= MAX_RARE_LINES else None
@@ -182,6 +183,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     fitter.add_marks(priority, least=FLOOR + 1 + 1)
     if levels:
         counts = ", ".join(f"{level} {count:,}" for level, count in levels.most_common())
+        if len(lines.text) > HUGE_CHARS and not _PRIORITY.match(lines.text):
+            counts += f"; {n - levels.total():,} other lines"
         fitter.add_summary([f"[records by level: {counts}]"])
     fitter.add_marks(priority, below=FLOOR + 1 + 1)
     return finish(fitter.plan(), n)
@@ -236,6 +239,31 @@ def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tup
     search = needle.search
     trouble = [(i, _TROUBLE[word]) for i, word in found if search(text_lines[i])]
     return levels, trouble
+
+
+HUGE_CHARS = 8_000_000
+"""Logs longer than this are not read line by line for their levels: the records worth a look
+are found by their needles (see `lines_holding`), and the summary counts them alone."""
+
+
+def _find_trouble(lines: Lines, structured: bool) -> tuple[Counter[str], list[tuple[int, str]]]:
+    """`_read_levels` for a huge log: the same records worth a look, each found by one of the
+    needles every such record holds, then its level read by the same regexes (the lines holding
+    a needle joined: one `findall`), and their count by level (not the routine levels', which
+    would take reading every line)."""
+    pattern, aligned, needles = (
+        (_FIELD_LEVEL, _FIELD_LEVEL_ALIGNED, _FIELD_NEEDLES)
+        if structured
+        else (_LEVEL, _LEVEL_ALIGNED, _NEEDLES)
+    )
+    text_lines = lines.lines
+    held = lines_holding(lines, needles)
+    words = aligned.findall("".join(["\n" + text_lines[i] for i in held]))
+    if held and held[0] == 0:
+        first = pattern.match(text_lines[0])
+        words[0] = first[1] if first is not None else ""
+    trouble = [(i, _TROUBLE[word]) for i, word in zip(held, words, strict=True) if word in _TROUBLE]
+    return Counter(level for _, level in trouble), trouble
 
 
 def _read_priorities(lines: Lines) -> tuple[Counter[str], list[tuple[int, str]]]:
