@@ -166,12 +166,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if n == 0:
         return None
     priority = Marks()
-    if _PRIORITY.match(lines.text):
+    priorities = _PRIORITY.match(lines.text) is not None
+    huge = not priorities and len(lines.text) > HUGE_CHARS
+    if priorities:
         levels, trouble = _read_priorities(lines)
     else:
         structured = bool(_STRUCTURED.match(lines.text[:2_000]))
-        read = _find_trouble if len(lines.text) > HUGE_CHARS else _read_levels
-        levels, trouble = read(lines, structured)
+        levels, trouble = (_find_trouble if huge else _read_levels)(lines, structured)
     # every line's kind, when the rare records are looked for (which reads them all): the
     # other rules then look theirs up instead of reading them again
     every = _kinds(lines.lines, list(range(n))) if n <= MAX_RARE_LINES else None
@@ -183,7 +184,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     fitter.add_marks(priority, least=FLOOR + 1 + 1)
     if levels:
         counts = ", ".join(f"{level} {count:,}" for level, count in levels.most_common())
-        if len(lines.text) > HUGE_CHARS and not _PRIORITY.match(lines.text):
+        if huge:  # the routine levels were not counted
             counts += f"; {n - levels.total():,} other lines"
         fitter.add_summary([f"[records by level: {counts}]"])
     fitter.add_marks(priority, below=FLOOR + 1 + 1)
