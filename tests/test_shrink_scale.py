@@ -13,7 +13,7 @@ import pytest
 from conftest import corpus_cases
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.reducers import _patterns, log
+from klipui.shrink.reducers import _patterns, log, tests
 from klipui.shrink.reducers._patterns import Lines, lines_containing, lines_holding
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -77,14 +77,22 @@ def test_a_huge_logs_trouble_found_by_needles_is_the_trouble_read_line_by_line(
 
 @pytest.mark.parametrize("probe", [_patterns.ANCHOR_PROBE, 64])
 def test_keywords_by_their_rarest_character_are_found_on_every_tuned_output(probe: int) -> None:
-    """`lines_holding` finds the lines `lines_containing` does on real outputs, with the rarest
-    characters picked from the whole head or from a short one (which often picks badly)."""
+    """`lines_holding` finds the lines `lines_containing` does on real outputs (the log's and the
+    tests reducer's needles), with the rarest characters picked from the whole head or from a
+    short one (which often picks badly)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_patterns, "ANCHOR_PROBE", probe)
         patch.setattr(_patterns, "ANCHOR_SPACING", 20)
         for case in _TUNED:
             lines = Lines((case / "output.txt").read_text(encoding="utf-8"))
-            for needles in (log._KEYWORDS, log._NEEDLES, log._FIELD_NEEDLES):
+            for needles in (
+                log._KEYWORDS,
+                log._NEEDLES,
+                log._FIELD_NEEDLES,
+                tests._SKIP_WORDS,
+                (tests._FAIL,),
+                tests._FAIL_WORDS,
+            ):
                 expected = lines_containing(lines, needles)
                 assert lines_holding(lines, needles) == expected, case.name
 
