@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from klipui.shrink import Budget, Hint, Keep, Summary, salience, segments, shrink
 from klipui.shrink import pipeline as pipeline_module
-from klipui.shrink.reducers import diff, json, log, tests, tree
-from klipui.shrink.reducers._patterns import Lines, line_regex, lines_containing
+from klipui.shrink.reducers import _patterns, diff, json, log, tests, tree
+from klipui.shrink.reducers._patterns import Lines, line_regex, lines_containing, lines_holding
 from klipui.shrink.text import long_lines, marker, marker_length, split
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -145,24 +145,63 @@ def test_json_bracket_lines_take_the_scan_when_brackets_are_many() -> None:
 # log reducer: keyword tails ----------------------------------------------------------------------
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     lines=st.lists(
         st.lists(
-            st.sampled_from([*log._KEYWORDS, "primed out", "Rimeout", "lowquery", "kill", " "]),
+            st.sampled_from(
+                [*log._KEYWORDS, "primed out", "Rimeout", "lowquery", "kill", "k", "x", " "]
+            ),
             max_size=4,
         ).map("".join),
         max_size=20,
+    ),
+    probe=st.integers(1, 60),
+    spacing=st.integers(1, 40),
+)
+def test_log_keywords_by_their_rarest_character_find_the_lines_a_search_finds(
+    lines: list[str], probe: int, spacing: int
+) -> None:
+    """Whatever the head says is rare, and however soon a common character hands over to the
+    search of the whole needle, the lines found are those holding a keyword."""
+    analysed = Lines("\n".join(lines))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_patterns, "ANCHOR_PROBE", probe)
+        patch.setattr(_patterns, "ANCHOR_SPACING", spacing)
+        by_anchor = lines_holding(analysed, log._KEYWORDS)
+    assert by_anchor == lines_containing(analysed, log._KEYWORDS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(
+        st.lists(
+            st.sampled_from(
+                ['"', '" ', "404", "500", "503", " ", '"status": ', '"statusCode":', "status=", "x"]
+            ),
+            max_size=6,
+        ).map("".join),
+        max_size=12,
     )
 )
-def test_log_keyword_tails_find_the_lines_the_keywords_find(lines: list[str]) -> None:
+def test_log_status_forms_of_4xx_and_5xx_in_one_search_find_what_each_finds(
+    lines: list[str],
+) -> None:
+    """One search a status form for 4xx and 5xx together: the lines of each 5xx, and the
+    first and last line of each 4xx status, are those of one search a form and class."""
     analysed = Lines("\n".join(lines))
-    by_tail = [
-        i
-        for i in lines_containing(analysed, log._KEYWORD_NEEDLES)
-        if any(keyword in analysed.lines[i] for keyword in log._KEYWORDS)
-    ]
-    assert by_tail == lines_containing(analysed, log._KEYWORDS)
+    marks: dict[int, int] = {}
+    log._mark_signals(analysed, set(), lambda i, p: marks.__setitem__(i, max(p, marks.get(i, 0))))
+    forms = [re.compile(form.format(d=d)) for d in "45" for form in log._STATUS_FORMS]
+    servers = {i for pattern in forms[3:] for i in analysed.hits(pattern)}
+    by_status: dict[str, list[int]] = {}
+    for pattern in forms[:3]:
+        for i, m in analysed.scan(pattern):
+            by_status.setdefault(m[1], []).append(i)
+    edges = {i for found in by_status.values() for i in (min(found), max(found))}
+    assert set(marks) == servers | edges
+    assert all(marks[i] == log.LOW + 5 for i in edges - servers)
+    assert all(marks[i] in (log.HIGH - 5, log.LOW) for i in servers - edges)
 
 
 @settings(max_examples=200, deadline=None)

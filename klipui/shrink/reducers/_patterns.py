@@ -555,6 +555,51 @@ def lines_containing(lines: Lines, needles: tuple[str, ...]) -> list[int]:
     return sorted(found)
 
 
+ANCHOR_PROBE = 32_768
+"""Characters of the text's head counted to pick each needle's rarest character."""
+ANCHOR_SPACING = 1_000
+"""A needle's rarest character is looked for one by one when it is expected about once in
+this many characters or less (up to twice that often when the head misled): each costs about
+what a search of the whole needle does over that many characters."""
+
+
+def lines_holding(lines: Lines, needles: tuple[str, ...]) -> list[int]:
+    """`lines_containing` for needles that are rare in big texts: the rarest character of each
+    needle (counted in the text's head) is looked for with `str.find` of one character (a
+    `memchr`, many times faster than any search of a word) and the needles it anchors checked
+    around each one; a needle without a rare character is searched for whole, by the regex
+    engine (its scan for a literal beats `str.find`'s on text full of digits)."""
+    text, starts = lines.text, lines.starts
+    probe = text[:ANCHOR_PROBE]
+    seen = {c: probe.count(c) * len(text) // max(1, len(probe)) for c in set("".join(needles))}
+    limit = len(text) // ANCHOR_SPACING
+    anchored: dict[str, list[tuple[str, int]]] = {}
+    plain: list[tuple[str, int]] = []
+    # a needle holding another one finds no line that the other does not
+    for needle in dict.fromkeys(n for n in needles if not any(o != n and o in n for o in needles)):
+        at = min(range(len(needle)), key=lambda k: seen[needle[k]])
+        if seen[needle[at]] <= limit:
+            anchored.setdefault(needle[at], []).append((needle, at))
+        else:
+            plain.append((needle, 0))
+    found: set[int] = set()
+    for char, group in anchored.items():
+        first = min(at for _, at in group)
+        pos, hits = text.find(char, first), 0
+        while pos != -1 and hits < 2 * limit:
+            hits += 1
+            for needle, at in group:
+                if pos >= at and text.startswith(needle, pos - at):
+                    found.add(bisect_right(starts, pos - at) - 1)
+            pos = text.find(char, pos + 1)
+        if pos != -1:  # too common after all: the rest searched for whole
+            plain.extend((needle, max(0, pos - at)) for needle, at in group)
+    for needle, start in plain:
+        for m in re.compile(re.escape(needle)).finditer(text, start):
+            found.add(bisect_right(starts, m.start()) - 1)
+    return sorted(found)
+
+
 RARE_SHARE = 0.01
 """A value of a categorical column is rare in at most this share of the rows (at least one)."""
 MAX_RARE_ROWS = 6

@@ -25,7 +25,7 @@ from klipui.shrink.reducers._patterns import (
     finish,
     kind,
     line_regex,
-    lines_containing,
+    lines_holding,
     sample,
 )
 
@@ -69,6 +69,9 @@ _FIELD_NEEDLES = (
 )
 """Words a record of a level worth a look holds (a structured record whose level is written
 otherwise, `level=50`, is not one)."""
+_NEEDLE = re.compile("|".join(map(re.escape, _NEEDLES)))
+_FIELD_NEEDLE = re.compile("|".join(map(re.escape, _FIELD_NEEDLES)))
+"""One of `_NEEDLES` (`_FIELD_NEEDLES`) in a line: one search a line instead of one a word."""
 _NUMERIC_LEVEL = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR"}
 """pino/bunyan levels; 60 is FATAL."""
 _PRIORITY = re.compile(r"<(\d{1,3})>")
@@ -87,10 +90,14 @@ _STATUS_FORMS = (
 )
 """Where a response status is written: an access-log line, a structured record's field. Each
 form starts with a literal, which the regex engine scans for fast."""
-_SERVER_ERROR = tuple(re.compile(form.format(d=5)) for form in _STATUS_FORMS)
-"""A 5xx response."""
-_CLIENT_ERROR = tuple(re.compile(form.format(d=4)) for form in _STATUS_FORMS)
-"""A 4xx response (a weak signal): the first and last of each status are kept."""
+_ERROR_STATUS = (
+    re.compile(r"\" ([45]\d\d) "),
+    re.compile(r"status(?:(?<=\"status)(?:Code|_code)?\": ?|=)([45]\d\d)\b"),
+)
+"""`_STATUS_FORMS` of a 5xx response, or a 4xx one (a weak signal: the first and last of each
+status are kept), in two searches of the text: no match of one status or form can hide a match
+of another (each starts with a literal that no match holds further in), and the fields share
+`status`, which the second search starts from (a match a line: its start is on that line)."""
 _KEYWORDS = (
     "slow query",
     "Slow query",
@@ -116,26 +123,6 @@ _KEYWORDS = (
     "denied",
     "unreachable",
 )
-_KEYWORD_NEEDLES = tuple(
-    dict.fromkeys(
-        {
-            "slow query": "low query",
-            "Slow query": "low query",
-            "timed out": "imed out",
-            "Timed out": "imed out",
-            "timeout": "imeout",
-            "Timeout": "imeout",
-            "Exception": "xception",
-            "exception": "xception",
-            "out of memory": "ut of memory",
-            "Out of memory": "ut of memory",
-            "OOMKilled": "Killed",
-        }.get(keyword, keyword)
-        for keyword in _KEYWORDS
-    )
-)
-"""What the lines holding a keyword hold, in fewer words (one search of the text each): words
-that differ in their first letter's case share their tail; `Killed` is in `OOMKilled`."""
 _PREFIX = re.compile(r"^[\[\d\-T:.,+Z /]*", re.M)
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Warning|Exit)\b|[\w.]+: )")
 _FOREIGN = re.compile(
@@ -179,11 +166,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     if n == 0:
         return None
     priority = Marks()
-    if _PRIORITY.match(lines.text):
+    priorities = _PRIORITY.match(lines.text) is not None
+    huge = not priorities and len(lines.text) > HUGE_CHARS
+    if priorities:
         levels, trouble = _read_priorities(lines)
     else:
         structured = bool(_STRUCTURED.match(lines.text[:2_000]))
-        levels, trouble = _read_levels(lines, structured)
+        levels, trouble = (_find_trouble if huge else _read_levels)(lines, structured)
     # every line's kind, when the rare records are looked for (which reads them all): the
     # other rules then look theirs up instead of reading them again
     every = _kinds(lines.lines, list(range(n))) if n <= MAX_RARE_LINES else None
@@ -195,6 +184,8 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     fitter.add_marks(priority, least=FLOOR + 1 + 1)
     if levels:
         counts = ", ".join(f"{level} {count:,}" for level, count in levels.most_common())
+        if huge:  # the routine levels were not counted
+            counts += f"; {n - levels.total():,} other lines"
         fitter.add_summary([f"[records by level: {counts}]"])
     fitter.add_marks(priority, below=FLOOR + 1 + 1)
     return finish(fitter.plan(), n)
@@ -218,10 +209,10 @@ def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tup
     """Records by level, and the records worth a look (warnings and worse, holding one of the
     needles) with their level, in order: one `findall` of the newline-led level regex (one
     entry a line, counted and filtered in C), the lines themselves read for trouble only."""
-    pattern, aligned, needles = (
-        (_FIELD_LEVEL, _FIELD_LEVEL_ALIGNED, _FIELD_NEEDLES)
+    pattern, aligned, needle = (
+        (_FIELD_LEVEL, _FIELD_LEVEL_ALIGNED, _FIELD_NEEDLE)
         if structured
-        else (_LEVEL, _LEVEL_ALIGNED, _NEEDLES)
+        else (_LEVEL, _LEVEL_ALIGNED, _NEEDLE)
     )
     text, text_lines = lines.text, lines.lines
     first = pattern.match(text)
@@ -246,8 +237,34 @@ def _read_levels(lines: Lines, structured: bool) -> tuple[Counter[str], list[tup
     found.sort()
     if first is not None and first[1] in _TROUBLE:
         found.insert(0, (0, first[1]))
-    trouble = [(i, _TROUBLE[word]) for i, word in found if any(n in text_lines[i] for n in needles)]
+    search = needle.search
+    trouble = [(i, _TROUBLE[word]) for i, word in found if search(text_lines[i])]
     return levels, trouble
+
+
+HUGE_CHARS = 8_000_000
+"""Logs longer than this are not read line by line for their levels: the records worth a look
+are found by their needles (see `lines_holding`), and the summary counts them alone."""
+
+
+def _find_trouble(lines: Lines, structured: bool) -> tuple[Counter[str], list[tuple[int, str]]]:
+    """`_read_levels` for a huge log: the same records worth a look, each found by one of the
+    needles every such record holds, then its level read by the same regexes (the lines holding
+    a needle joined: one `findall`), and their count by level (not the routine levels', which
+    would take reading every line)."""
+    pattern, aligned, needles = (
+        (_FIELD_LEVEL, _FIELD_LEVEL_ALIGNED, _FIELD_NEEDLES)
+        if structured
+        else (_LEVEL, _LEVEL_ALIGNED, _NEEDLES)
+    )
+    text_lines = lines.lines
+    held = lines_holding(lines, needles)
+    words = aligned.findall("".join(["\n" + text_lines[i] for i in held]))
+    if held and held[0] == 0:
+        first = pattern.match(text_lines[0])
+        words[0] = first[1] if first is not None else ""
+    trouble = [(i, _TROUBLE[word]) for i, word in zip(held, words, strict=True) if word in _TROUBLE]
+    return Counter(level for _, level in trouble), trouble
 
 
 def _read_priorities(lines: Lines) -> tuple[Counter[str], list[tuple[int, str]]]:
@@ -273,11 +290,16 @@ def _read_priorities(lines: Lines) -> tuple[Counter[str], list[tuple[int, str]]]
 def _kinds(lines: list[str], indices: list[int]) -> list[str]:
     """The kind of each line of `indices` (no timestamp-like prefix, every token holding a digit
     masked: see `kind`), for grouping repeats: the lines joined, so that two substitutions in all
-    stand for two a line."""
+    stand for two a line; each distinct line after its prefix is masked once, as records that
+    repeat a message (and the copies of a log) share it."""
     if not indices:
         return []
-    joined = "\n".join([lines[i] for i in indices])
-    return kind(_PREFIX.sub("", joined)).split("\n")
+    bodies = _PREFIX.sub("", "\n".join([lines[i] for i in indices])).split("\n")
+    distinct = list(dict.fromkeys(bodies))
+    if len(distinct) == len(bodies):
+        return kind("\n".join(bodies)).split("\n")
+    of = dict(zip(distinct, kind("\n".join(distinct)).split("\n"), strict=True))
+    return [of[body] for body in bodies]
 
 
 def _kinds_of(lines: list[str], indices: list[int], every: list[str] | None) -> list[str]:
@@ -316,23 +338,27 @@ def _mark_signals(lines: Lines, seen: set[str], mark: Mark, every: list[str] | N
     """Mark the 5xx responses and the lines holding a trouble keyword, the first of each
     kind above its repeats."""
     text_lines = lines.lines
-    servers = sorted({i for pattern in _SERVER_ERROR for i in lines.hits(pattern)})
+    server_at: list[int] = []
+    first_at: dict[str, int] = {}
+    last_at: dict[str, int] = {}
+    for pattern in _ERROR_STATUS:
+        for m in pattern.finditer(lines.text):
+            status, at = m[1], m.start()
+            if status[0] == "5":
+                server_at.append(at)
+            else:
+                if status not in first_at or at < first_at[status]:
+                    first_at[status] = at
+                if status not in last_at or at > last_at[status]:
+                    last_at[status] = at
+    servers = sorted({lines.line_at(at) for at in server_at})
     for i, key in zip(servers, _kinds_of(text_lines, servers, every), strict=True):
         mark(i, HIGH - 5 if key not in seen else LOW)
         seen.add(key)
-    by_status: dict[str, list[int]] = {}
-    for pattern in _CLIENT_ERROR:
-        for i, m in lines.scan(pattern):
-            by_status.setdefault(m.group(1), []).append(i)
-    for found in by_status.values():
-        found.sort()
-        mark(found[0], LOW + 5)
-        mark(found[-1], LOW + 5)
-    found = [
-        i
-        for i in lines_containing(lines, _KEYWORD_NEEDLES)
-        if any(keyword in text_lines[i] for keyword in _KEYWORDS)
-    ]
+    for status, at in first_at.items():
+        mark(lines.line_at(at), LOW + 5)
+        mark(lines.line_at(last_at[status]), LOW + 5)
+    found = lines_holding(lines, _KEYWORDS)
     for i, line_kind in zip(found, _kinds_of(text_lines, found, every), strict=True):
         key = "kw:" + line_kind
         mark(i, HIGH - 10 if key not in seen else FLOOR + 1)

@@ -26,6 +26,7 @@ from klipui.shrink.reducers._patterns import (
     finish,
     line_regex,
     lines_containing,
+    lines_holding,
     sample,
     table_roles,
 )
@@ -255,7 +256,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     _mark_fail_index(lines, bool(headers), searched, mark)
     for i in searched.setup():
         mark(i, MID - 5)
-    skips = {*lines_containing(lines, _SKIP_WORDS), *searched.leading()}
+    skips = {*lines_holding(lines, _SKIP_WORDS), *searched.leading()}
     skips.update(i for i in searched.failing() if "XFAIL" in text_lines[i])
     for i in sorted(skips):
         if _SKIPPED.match(text_lines[i]):
@@ -283,13 +284,13 @@ class _Searched:
     def failing(self) -> list[int]:
         """The lines holding `FAIL`."""
         if self._fail is None:
-            self._fail = lines_containing(self.lines, (_FAIL,))
+            self._fail = lines_holding(self.lines, (_FAIL,))
         return self._fail
 
     def errors(self) -> list[int]:
         """The lines holding one of `_FAIL_WORDS`."""
         if self._errors is None:
-            self._errors = lines_containing(self.lines, _FAIL_WORDS)
+            self._errors = lines_holding(self.lines, _FAIL_WORDS)
         return self._errors
 
     def surefire(self) -> list[int]:
