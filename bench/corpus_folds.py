@@ -12,9 +12,10 @@ once. After that measurement it returns to the folds and the next captured batch
 Cases 113-199 were such a batch (fresh 0.776), then cases 300-379 (fresh 0.752, measured on
 2026-12-03 at commit ec527bb), then cases 400-479 (fresh 0.698, measured on 2026-12-06 at commit
 566d105; bench/results/shrink_quality_fresh_400-479.json), then cases 500-579 (fresh 0.683,
-measured on 2026-12-06 at commit c1a5392; bench/results/shrink_quality_fresh_500-579.json); all
-are now in the folds. `FRESH` names the range of the next batch (600-699), empty until it is
-captured.
+measured on 2026-12-06 at commit c1a5392; bench/results/shrink_quality_fresh_500-579.json),
+then cases 600-679 (fresh 0.703, measured on 2026-12-06 at commit 82bc996;
+bench/results/shrink_quality_fresh_600-679.json); all are now in the folds. `FRESH` names the
+range of the next batch (700-799), empty until it is captured.
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -28,7 +29,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(600, 700)
+FRESH = range(700, 800)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 

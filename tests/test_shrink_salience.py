@@ -86,6 +86,14 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "555-pgbadger-text-report-lock-waits",
         "562-csvstat-customers-23-columns",
         "569-sqlite3-analyzer-freelist-63pct",
+        # the fresh batch 600-679, as measured when it was merged
+        "609-cargo-clippy-workspace-deny-eq-op",
+        "611-go-vet-printf-copylocks-structtag",
+        "641-read-go-net-http-transport-go",
+        "650-read-commander-readme-md",
+        "654-grep-rn-A2-go-stdlib-deprecated",
+        "663-find-as-nobody-conf-permission-denied",
+        "678-man-ssh-config-5",
         # held out: fell below head+tail with round 10's record subjects (figures only)
         "476-gprof-flat-callgraph-with-blurbs",
     }
