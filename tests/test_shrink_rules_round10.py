@@ -128,15 +128,19 @@ def _checker_passes(problems: list[str], late: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
+CHECKER_PROBLEMS = [
+    "bad CRC for inode 101, would rewrite",
+    "bad magic number 0x0 on inode 260",
+    "UUID mismatch on inode 191",
+    "would have cleared inode 296",
+    "inode 257 - bad extent overflows - start 836, end 66111",
+    "free inode 677 contains errors, would correct",
+]
+"""Problems a checker reports in each of its passes."""
+
+
 def test_a_problem_reported_again_ranks_once() -> None:
-    problems = [
-        "bad CRC for inode 101, would rewrite",
-        "bad magic number 0x0 on inode 260",
-        "UUID mismatch on inode 191",
-        "would have cleared inode 296",
-        "inode 257 - bad extent overflows - start 836, end 66111",
-        "free inode 677 contains errors, would correct",
-    ]
+    problems = CHECKER_PROBLEMS
     lines = split(_checker_passes(problems, ["would rebuild directory inode 173"]))
     scores = Scores(lines, Hint(tool="bash", command="xfs_repair -n disk.img"), 2000)
     for problem in problems:
@@ -146,14 +150,7 @@ def test_a_problem_reported_again_ranks_once() -> None:
 
 
 def test_a_late_problem_is_kept_before_copies_of_earlier_ones() -> None:
-    problems = [
-        "bad CRC for inode 101, would rewrite",
-        "bad magic number 0x0 on inode 260",
-        "UUID mismatch on inode 191",
-        "would have cleared inode 296",
-        "inode 257 - bad extent overflows - start 836, end 66111",
-        "free inode 677 contains errors, would correct",
-    ]
+    problems = CHECKER_PROBLEMS
     late = [f"disconnected inode {655489 + k}, would move to lost+found" for k in range(21)]
     text = _checker_passes(problems, ["would rebuild directory inode 173", *late])
     out = shrink(text, Hint(tool="bash", command="xfs_repair -n disk.img"), Budget(max_chars=1000))
