@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from klipui.shrink import Hint
+from klipui.shrink import Budget, Hint, shrink
+from klipui.shrink.reducers import outline
 from klipui.shrink.salience import STRONG, WEAK, Scores
 from klipui.shrink.text import split
 
@@ -37,3 +38,55 @@ def test_words_of_trouble_beyond_error_are_strong_signals() -> None:
     }
     scores = Scores(split(_report(odd)), Hint(tool="bash", command="tuner")).score
     assert all(scores[i] >= STRONG for i in odd)
+
+
+def _java_class(methods: int) -> str:
+    """A `cat -n` read of a Java class: a licence header, then methods with bodies."""
+    out = [" * licence text line, nothing to see here" for _ in range(40)]
+    out.append("public class Pool extends AbstractExecutorService {")
+    for k in range(methods):
+        out.append(f"    private boolean addWorker{k}(Runnable task, boolean core) {{")
+        out += [f"        int c{j} = ctl.get() + {j};" for j in range(12)]
+        out.append("    }")
+    out.append("}")
+    return "".join(f"{n:6}\t{line}\n" for n, line in enumerate(out, 1))
+
+
+def test_a_read_java_file_keeps_its_class_and_member_definitions() -> None:
+    text = _java_class(30)
+    out = shrink(text, Hint(tool="read", path="Pool.java"), Budget(max_chars=2500))
+    assert out.strategy.startswith("outline")
+    assert "public class Pool extends AbstractExecutorService {" in out.content
+    kept = [k for k in range(30) if f"addWorker{k}(Runnable task" in out.content]
+    assert len(kept) >= 15
+
+
+def test_a_c_function_with_its_brace_on_the_next_line_is_a_definition() -> None:
+    body = [
+        "    size_t i;",
+        "    long total = 0;",
+        "    if (values == NULL)",
+        "        return -1;",
+        "    for (i = 0; i < n; i++)",
+        "        total += values[i];",
+        '    fprintf(stderr, "sum: %ld\\n", total);',
+        "    return (int) total;",
+    ]
+    functions = ["#include <stdio.h>", ""]
+    for k in range(20):
+        functions += [f"static int sum_{k}(const int *values, size_t n)", "{", *body, "}", ""]
+    text = "\n".join(functions) + "\n"
+    out = shrink(text, Hint(tool="read", path="sum.c"), Budget(max_chars=1500))
+    assert out.strategy.startswith("outline")
+    assert sum(f"static int sum_{k}(const int *values" in out.content for k in range(20)) >= 8
+
+
+def test_calls_and_control_statements_are_no_c_definitions() -> None:
+    lines = ["import os", "PATHS = {}", ""]
+    for k in range(30):
+        lines += [f"def handler_{k}(event):", f"    raise TimeoutExpired(event, {k})", "    {}"]
+    lines += ["    if (ready) {", "    } else if (retry(n)) {", "    while (more(x)) {", "    }"]
+    text = "\n".join(lines) + "\n"
+    split_text = split(text)
+    top, members = outline._c_definitions(text, split_text.starts, len(split_text.lines))
+    assert (top, members) == ([], [])

@@ -28,6 +28,28 @@ _MAN_HEADING = re.compile(r"[A-Z][A-Z0-9 ,/&()_-]{2,}")
 _CLASS = re.compile(
     r"(?:export\s+)?(?:default\s+)?(?:abstract\s+)?(?:class|interface|struct|enum|trait|impl|module|object)\b"
 )
+_MODIFIERS = (
+    r"(?:(?:public|private|protected|internal|static|final|sealed|abstract|partial|open|data)"
+    r"[ \t]+)+"
+)
+_C_DEFINITION = re.compile(
+    r"^(?:[ \t]*+\d+(?:\t|→))?(?P<indent>[ \t]*)"
+    r"(?!(?:if|else|while|for|switch|return|do|case|catch|try|new|throw|sizeof|typedef|using"
+    r"|goto|await|yield|delete|assert)\b)"
+    r"(?:[A-Za-z_][\w<>\[\]:.,?]*[ \t]+[*&]*){1,6}"
+    r"(?!(?:if|while|for|switch|return|catch)\b)[A-Za-z_~]\w*[ \t]*"
+    r"\([^;{}()\n]*(?:\([^;{}()\n]*\)[^;{}()\n]*)*\)"
+    r"[ \t]*(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w., \t]+)?"
+    r"(?:\{[ \t]*\r?$|\r?\n(?:[ \t]*+\d+(?:\t|→))?[ \t]*\{[ \t]*\r?$)",
+    re.MULTILINE,
+)
+"""A definition in a C-family language (C, C++, Java, C#, Kotlin): type and modifier words, a
+name and a parameter list, then an opening brace at the end of the line or alone on the next
+(`int editorSave(void) {`, `    private boolean addWorker(Runnable firstTask, boolean core) {`);
+not a control statement nor a call (a call ends in `;`, and code without braces has none)."""
+C_MEMBER_INDENT = 4
+"""The deepest indentation of a C-family definition that is part of the outline (a member of a
+class); deeper ones are local."""
 _FUNCTION = re.compile(
     r"(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?"
     r"(?:def|function|fn|func|sub|proc|type)\b"
@@ -77,11 +99,15 @@ def _is_heading(
     )
 
 
+READ_SAMPLE = 2_000
+"""Lines a file read is sampled on (a source file may open with a long licence and doc)."""
+
+
 def detect(text: str, hint: Hint) -> bool:
-    lines = sample_lines(text, 400, 0)
+    reading = any(word in (hint.tool or "").lower() for word in _READ_TOOLS) or bool(hint.path)
+    lines = sample_lines(text, READ_SAMPLE if reading else 400, 0)
     if len(lines) < MIN_LINES:
         return False
-    reading = any(word in (hint.tool or "").lower() for word in _READ_TOOLS) or bool(hint.path)
     bodies = [_body(line) for line in lines]
     headings = sum(
         1
@@ -94,6 +120,8 @@ def detect(text: str, hint: Hint) -> bool:
         )
     )
     definitions = sum(1 for body in bodies if _CLASS.match(body) or _FUNCTION.match(body))
+    if reading:
+        definitions += sum(1 for _ in _C_DEFINITION.finditer("\n".join(lines)))
     if reading:
         return headings + definitions >= 2
     return headings >= 3 and not _records(bodies)
@@ -120,7 +148,7 @@ def _records(bodies: list[str]) -> bool:
 _KINDS = {
     "markdown": r"#{1,6} \S",
     "man": r"[A-Z][A-Z0-9 ,/&()_-]{2,}\r?$",
-    "klass": r"(?:export[ \t]+)?(?:default[ \t]+)?(?:abstract[ \t]+)?"
+    "klass": r"(?:export[ \t]+)?(?:default[ \t]+)?(?:abstract[ \t]+)?(?:" + _MODIFIERS + ")?"
     r"(?:class|interface|struct|enum|trait|impl|module|object)\b",
     "function": r"(?:export[ \t]+)?(?:default[ \t]+)?(?:pub(?:\([^)\n]*\))?[ \t]+)?"
     r"(?:async[ \t]+)?(?:def|function|fn|func|sub|proc|type)\b",
@@ -198,12 +226,30 @@ def _pointed_lines(
     return out
 
 
+def _c_definitions(text: str, starts: list[int], n: int) -> tuple[list[int], list[int]]:
+    """The top-level and the member definitions of C-family code (none in a text with fewer
+    than one `{` in `BRACE_LINES` lines: no regex pass over prose)."""
+    top: list[int] = []
+    members: list[int] = []
+    if text.count("{") * BRACE_LINES < n:
+        return top, members
+    for match in _C_DEFINITION.finditer(text):
+        width = len(match.group("indent").expandtabs(C_MEMBER_INDENT))
+        if width <= C_MEMBER_INDENT:
+            (members if width else top).append(bisect_right(starts, match.start()) - 1)
+    return top, members
+
+
+BRACE_LINES = 20
+
+
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     split_text = split(text)
     lines, starts = split_text.lines, split_text.starts
     n = len(lines)
     found = _find_lines(text, starts)
-    code = len(found["klass"]) + len(found["function"]) >= 3
+    c_top, c_members = _c_definitions(text, starts, n)
+    code = len(found["klass"]) + len(found["function"]) + len(c_top) + len(c_members) >= 3
     priority: dict[int, int] = {}
 
     def raise_to(i: int, value: int) -> None:
@@ -216,12 +262,15 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         raise_to(i, CONSTANT)
     # a definition's body runs to the next top-level definition or constant
     statements = sorted(
-        set(found["klass"] + found["function"] + found["dunder"] + found["constant"])
+        set(found["klass"] + found["function"] + found["dunder"] + found["constant"] + c_top)
     )
+    # a member's body runs to the next member or top-level definition
+    member_ends = sorted({*c_members, *statements})
     outline = 0
-    for i in sorted(set(found["klass"]) | set(found["function"])):
-        following = bisect_right(statements, i)
-        next_top = statements[following] if following < len(statements) else n
+    for i in sorted({*found["klass"], *found["function"], *c_top, *c_members}):
+        ends = member_ends if i in c_members else statements
+        following = bisect_right(ends, i)
+        next_top = ends[following] if following < len(ends) else n
         raise_to(i, DEFINITION + _exported(_body(lines[i])) + min(next_top - i, 9_999))
         outline += 1
     for i in found["dunder"]:
