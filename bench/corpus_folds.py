@@ -14,8 +14,9 @@ Cases 113-199 were such a batch (fresh 0.776), then cases 300-379 (fresh 0.752, 
 566d105; bench/results/shrink_quality_fresh_400-479.json), then cases 500-579 (fresh 0.683,
 measured on 2026-12-06 at commit c1a5392; bench/results/shrink_quality_fresh_500-579.json),
 then cases 600-679 (fresh 0.703, measured on 2026-12-06 at commit 82bc996;
-bench/results/shrink_quality_fresh_600-679.json); all are now in the folds. `FRESH` names the
-range of the next batch (700-799), empty until it is captured.
+bench/results/shrink_quality_fresh_600-679.json), then cases 700-779 (fresh 0.811, measured on
+2026-12-06 at commit 4658012; bench/results/shrink_quality_fresh_700-779.json); all are now in
+the folds. `FRESH` names the range of the next batch (800-899), empty until it is captured.
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -29,7 +30,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(700, 800)
+FRESH = range(800, 900)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 

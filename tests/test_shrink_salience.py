@@ -94,6 +94,20 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "654-grep-rn-A2-go-stdlib-deprecated",
         "663-find-as-nobody-conf-permission-denied",
         "678-man-ssh-config-5",
+        # the fresh batch 700-779, as measured when it was merged
+        "711-npm-ci-lockfile-out-of-sync-missing-invalid",
+        "714-pipenv-lock-verbose-werkzeug-conflict",
+        "717-wget-d-r-l1-local-site-one-404",
+        "719-cachegrind-cache-sim-cg-annotate-matmul",
+        "724-gxx-ftime-report-gtest-o2",
+        "727-zig-test-ring-expect-equal-strings-leak",
+        "734-erlang-supervisor-crash-reports-shutdown-intensity",
+        "739-python-X-dev-tracemalloc-resourcewarnings-unclosed",
+        "753-python-m-cprofile-sort-tottime-list-scan",
+        "756-python-m-pydoc-sqlite3-connection",
+        "761-git-bisect-run-fee-regression",
+        "768-git-reflog-after-hard-reset",
+        "772-npm-ci-lockfile-out-of-sync",
         # held out: fell below head+tail with round 10's record subjects (figures only)
         "476-gprof-flat-callgraph-with-blurbs",
     }
