@@ -165,3 +165,8 @@ def test_a_signal_is_found_in_an_output_that_holds_a_dotted_capital_i() -> None:
     text = "\n".join(routine) + "\n"
     out = shrink(text, Hint(tool="bash"), Budget(max_chars=1500))
     assert "İzmir worker 233 ERROR: disk full while writing shard 7" in out.content
+
+
+def test_diff_reads_a_hunk_without_any_file_header() -> None:
+    # the moved-file pass zipped an empty list of file starts with one end: ValueError
+    _check("\n\n@@ -1 +1 @@\n-", Hint(), Budget(max_chars=32870, max_lines=3), "diff")

@@ -334,7 +334,8 @@ def _demote_moved_files(
         for k in files
         if lines[k].startswith("diff ") or (lines[k].startswith("--- ") and k - 1 not in header)
     ]
-    for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
+    ends = [*starts[1:], len(lines)] if starts else []
+    for start, end in zip(starts, ends, strict=True):
         heads = files[bisect_left(files, start) : bisect_left(files, end)]
         if not any(lines[k].startswith(_MOVED) for k in heads):
             continue
