@@ -756,3 +756,27 @@ def test_tests_scan_or_setup_guard_turns_away_no_line_on_the_corpus() -> None:
     for case in _TUNED:
         lines = Lines((case / "output.txt").read_text(encoding="utf-8"))
         assert lines.hits(tests._SCAN_OR_SETUP) == lines.hits(plain), case.name
+
+
+_SUMMARY_EVERY_START = re.compile(
+    r"\b\d[\d,.]*\s*%?\s+[A-Za-z][\w()+-]*(?:\s+[A-Za-z][\w()+-]*)?\s*(?:,|;|\band\b|\|)"
+    r".{0,60}?\b\d[\d,.]*\s*%?\s+[A-Za-z]"
+    r"|(?i:\b\d[\d,.]*\s+(?:tests?|passed|failed|failures?|errors?|warnings?|skipped|problems?"
+    r"|issues?|files?|packages?|items?|checks?|examples?|specs?|suites?|assertions?|cases?"
+    r"|vulnerabilit\w+|commits?|insertions?|deletions?|changes?|modules?|crates?|targets?"
+    r"|lines?|records?|rows?)\b(?!=))|(?i:\b(?:total|found|done)\b.*\d)"
+)
+"""The summary pattern as it was: a number tried from every digit at a word boundary."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="0123456789,. %\t\rxaEtests|;and", max_size=80))
+def test_summary_numbers_tried_once_a_run_find_the_same_lines(line: str) -> None:
+    assert bool(salience._SUMMARY.search(line)) == bool(_SUMMARY_EVERY_START.search(line))
+
+
+def test_summary_numbers_tried_once_a_run_on_corpus_lines() -> None:
+    for case in corpus_cases():
+        for line in (case / "output.txt").read_text(encoding="utf-8").splitlines()[:3000]:
+            expected = bool(_SUMMARY_EVERY_START.search(line[:2000]))
+            assert bool(salience._SUMMARY.search(line[:2000])) == expected, line

@@ -241,13 +241,18 @@ _EXIT = re.compile(
     r"|returned non-zero|exit (?:code|status)|\bstatus[ :=]+[1-9]\d*\b|process finished"
 )
 _SUMMARY = re.compile(
-    r"\b\d[\d,.]*\s*%?\s+[A-Za-z][\w()+-]*(?:\s+[A-Za-z][\w()+-]*)?\s*(?:,|;|\band\b|\|)"
-    r".{0,60}?\b\d[\d,.]*\s*%?\s+[A-Za-z]"
-    r"|(?i:\b\d[\d,.]*\s+(?:tests?|passed|failed|failures?|errors?|warnings?|skipped|problems?"
+    r"(?<![\d,.])(?>[\d,.]*?\b(?=\d))[\d,.]++(?:\s*+%)?\s++[A-Za-z][\w()+-]*"
+    r"(?:\s+[A-Za-z][\w()+-]*)?\s*(?:,|;|\band\b|\|)"
+    r".{0,60}?\b\d[\d,.]*+(?:\s*+%)?\s++[A-Za-z]"
+    r"|(?i:(?<![\d,.])(?>[\d,.]*?\b(?=\d))[\d,.]++\s+(?:tests?|passed|failed|failures?|errors?"
+    r"|warnings?|skipped|problems?"
     r"|issues?|files?|packages?|items?|checks?|examples?|specs?|suites?|assertions?|cases?"
     r"|vulnerabilit\w+|commits?|insertions?|deletions?|changes?|modules?|crates?|targets?"
     r"|lines?|records?|rows?)\b(?!=))|(?i:\b(?:total|found|done)\b.*\d)"
 )
+"""A summary with counts. A number is tried once a run of digits, commas and dots, from its
+first digit at a word boundary (the same matches as from every such digit, in linear time: a
+line of `1,1,1,…` made the search quadratic)."""
 _LABELLED = re.compile(
     r"^[ \t]*\W{0,3}(?i:summary|results?|totals?|verdict|outcome)[ \t]*:[ \t]*\S", re.MULTILINE
 )
