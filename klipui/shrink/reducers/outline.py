@@ -122,7 +122,6 @@ def detect(text: str, hint: Hint) -> bool:
     definitions = sum(1 for body in bodies if _CLASS.match(body) or _FUNCTION.match(body))
     if reading:
         definitions += sum(1 for _ in _C_DEFINITION.finditer("\n".join(lines)))
-    if reading:
         return headings + definitions >= 2
     return headings >= 3 and not _records(bodies)
 
@@ -226,6 +225,10 @@ def _pointed_lines(
     return out
 
 
+BRACE_LINES = 20
+"""C-family definitions are looked for in a text with a `{` in every `BRACE_LINES` lines or more."""
+
+
 def _c_definitions(text: str, starts: list[int], n: int) -> tuple[list[int], list[int]]:
     """The top-level and the member definitions of C-family code (none in a text with fewer
     than one `{` in `BRACE_LINES` lines: no regex pass over prose)."""
@@ -238,9 +241,6 @@ def _c_definitions(text: str, starts: list[int], n: int) -> tuple[list[int], lis
         if width <= C_MEMBER_INDENT:
             (members if width else top).append(bisect_right(starts, match.start()) - 1)
     return top, members
-
-
-BRACE_LINES = 20
 
 
 def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
@@ -266,9 +266,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     )
     # a member's body runs to the next member or top-level definition
     member_ends = sorted({*c_members, *statements})
+    members = set(c_members)
     outline = 0
-    for i in sorted({*found["klass"], *found["function"], *c_top, *c_members}):
-        ends = member_ends if i in c_members else statements
+    for i in sorted({*found["klass"], *found["function"], *c_top, *members}):
+        ends = member_ends if i in members else statements
         following = bisect_right(ends, i)
         next_top = ends[following] if following < len(ends) else n
         raise_to(i, DEFINITION + _exported(_body(lines[i])) + min(next_top - i, 9_999))
