@@ -1333,6 +1333,7 @@ class _Fields(NamedTuple):
 
 
 def _fields(line: str) -> _Fields:
+    """The fields of `line`, with their starts and ends as sets for alignment tests."""
     edges = [match.span() for match in _FIELD.finditer(line)]
     return _Fields(edges, frozenset(a for a, _ in edges), frozenset(b for _, b in edges))
 
