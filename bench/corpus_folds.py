@@ -15,8 +15,10 @@ Cases 113-199 were such a batch (fresh 0.776), then cases 300-379 (fresh 0.752, 
 measured on 2026-12-06 at commit c1a5392; bench/results/shrink_quality_fresh_500-579.json),
 then cases 600-679 (fresh 0.703, measured on 2026-12-06 at commit 82bc996;
 bench/results/shrink_quality_fresh_600-679.json), then cases 700-779 (fresh 0.811, measured on
-2026-12-06 at commit 4658012; bench/results/shrink_quality_fresh_700-779.json); all are now in
-the folds. `FRESH` names the range of the next batch (800-899), empty until it is captured.
+2026-12-06 at commit 4658012; bench/results/shrink_quality_fresh_700-779.json), then cases
+800-879 (fresh 0.817, measured on 2026-12-06 at commit ae7775e;
+bench/results/shrink_quality_fresh_800-879.json); all are now in the folds. `FRESH` names the
+range of the next batch (900-999), empty until it is captured.
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -30,7 +32,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(800, 900)
+FRESH = range(900, 1000)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 
