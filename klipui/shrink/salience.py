@@ -727,9 +727,9 @@ class Scores:
             self._raise(hi, value)
             if lo != hi:
                 self._raise(lo, value - 50)
-                if sum(t.counts[g] for g in members) > 2:
+                total = sum(t.counts[g] for g in members)
+                if total > 2:
                     middle = REPEATED if value >= STRONG else min(value, DISTINCT)
-                    total = sum(t.counts[g] for g in members)
                     if 2 * total > self.n:
                         middle = min(middle, DISTINCT)
                     elif value >= STRONG and total <= FEW_REPEATS:
@@ -1214,11 +1214,10 @@ class Scores:
         """The records whose fields say something most records do not. A field is a key
         (`Severity:`, `Lines executed:`) found in at least half of the records; where more than a
         quarter of them share one value, a record weighs `1 / n` for each of its values that
-        `n` records hold, `n` at most a quarter of them. The
-        heaviest records (one for each `ODD_RECORD_CHARS` characters of the budget, at most
-        `MAX_ODD`) rank their first line, the fields whose values all differ (their names: a
-        `Location:`) and their rarest values, taking turns: each record's first line, then
-        each one's second..."""
+        `n` records hold, `n` at most a quarter of them. The heaviest records (one for each
+        `ODD_RECORD_CHARS` characters of the budget, at most `MAX_ODD`) rank their first line,
+        the fields whose values all differ (their names: a `Location:`) and their rarest values,
+        taking turns: each record's first line, then each one's second..."""
         if len(records) < MIN_KEY_VALUES:
             return
         lines = self.lines.lines

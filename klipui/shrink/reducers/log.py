@@ -274,16 +274,13 @@ def _read_priorities(lines: Lines) -> tuple[Counter[str], list[tuple[int, str]]]
     first = _PRIORITY.match(text)
     codes = [first[1] if first else "", *_PRIORITY_ALIGNED.findall(text)]
     del codes[len(lines.lines) :]  # the entry after a final newline belongs to no line
-    levels: Counter[str] = Counter()
-    trouble: list[tuple[int, str]] = []
-    for code, count in Counter(codes).items():
-        if not code:
-            continue
-        level = _SEVERITY[int(code) % 8]
-        levels[level] += count
-        if level in _SEVERE or level in _WARN:
-            trouble.extend((i, level) for i, c in enumerate(codes) if c == code)
-    trouble.sort()
+    level_of = {code: _SEVERITY[int(code) % 8] for code in set(codes) if code}
+    levels = Counter(level_of[code] for code in codes if code)
+    trouble = [
+        (i, level)
+        for i, code in enumerate(codes)
+        if code and ((level := level_of[code]) in _SEVERE or level in _WARN)
+    ]
     return levels, trouble
 
 

@@ -388,10 +388,9 @@ def _mark_plan(lines: list[str], start: int, end: int, mark: Mark) -> int:
             nodes.append((i, 0.0, 1))
         else:
             nodes.append((i, float(m.group("cost")), 1))
-    plan_lines = 0
     if not nodes:
         plan_lines = _mark_keyed_plan(lines, start, end, mark)
-    if nodes:
+    else:
         shares = _shares(lines, nodes)
         firsts = [node[0] for node in nodes]
         stops = [*firsts[1:], end]

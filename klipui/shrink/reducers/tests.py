@@ -512,9 +512,10 @@ def _mark_unit_output(lines: list[str], found: dict[int, str], marks: Marks) -> 
             start -= 1
         if start == i:
             continue
-        unmarked = [k for k in range(start, i) if k not in marks and lines[k].strip()]
+        # the block's first line, when no rule ranked it before this one: its message
+        opens = start not in marks and lines[start].strip() and not _FRAME.match(lines[start])
         _mark_body(lines, start, i, True, marks.mark)
-        if unmarked and unmarked[0] == start and not _FRAME.match(lines[start]):
+        if opens:
             marks[start] = max(marks.get(start, 0), MID)
 
 
