@@ -17,8 +17,9 @@ then cases 600-679 (fresh 0.703, measured on 2026-12-06 at commit 82bc996;
 bench/results/shrink_quality_fresh_600-679.json), then cases 700-779 (fresh 0.811, measured on
 2026-12-06 at commit 4658012; bench/results/shrink_quality_fresh_700-779.json), then cases
 800-879 (fresh 0.817, measured on 2026-12-06 at commit ae7775e;
-bench/results/shrink_quality_fresh_800-879.json); all are now in the folds. `FRESH` names the
-range of the next batch (900-999), empty until it is captured.
+bench/results/shrink_quality_fresh_800-879.json), then cases 900-979 (fresh 0.771, measured
+on 2026-12-06 at commit cef6419; bench/results/shrink_quality_fresh_900-979.json); all are now
+in the folds. `FRESH` names the range of the next batch (1000-1099).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -32,7 +33,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(900, 1000)
+FRESH = range(1000, 1100)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 

@@ -113,6 +113,14 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "826-nbconvert-execute-cell-timeout",
         "841-pre-commit-twelve-local-hooks",
         "851-codespell-context-count",
+        # the fresh batch 900-979, as measured when it was merged
+        "923-git-show-stat-p-itsdangerous-remove-jws",
+        "931-java-stackoverflowerror-org-chart-cycle",
+        "939-uv-pip-install-help-offline-options",
+        "945-ld-debug-libs-symbols-stale-lib-lookup-error",
+        "958-pdm-lock-v-hishel-attributeerror-crash",
+        "967-perf-report-stdio-callgraph-linear-find-strcmp",
+        "977-gdb-batch-core-thread-apply-all-bt-full-deadlock",
         # held out: fell below head+tail with round 10's record subjects (figures only)
         "476-gprof-flat-callgraph-with-blurbs",
     }
