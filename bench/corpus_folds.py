@@ -18,8 +18,11 @@ bench/results/shrink_quality_fresh_600-679.json), then cases 700-779 (fresh 0.81
 2026-12-06 at commit 4658012; bench/results/shrink_quality_fresh_700-779.json), then cases
 800-879 (fresh 0.817, measured on 2026-12-06 at commit ae7775e;
 bench/results/shrink_quality_fresh_800-879.json), then cases 900-979 (fresh 0.771, measured
-on 2026-12-06 at commit cef6419; bench/results/shrink_quality_fresh_900-979.json); all are now
-in the folds. `FRESH` names the range of the next batch (1000-1099).
+on 2026-12-06 at commit cef6419; bench/results/shrink_quality_fresh_900-979.json), then cases
+1000-1079 (fresh 0.773, measured on 2026-12-06 at commit 3d878b6, beside two variants of a
+learned line model: bench/results/shrink_quality_fresh_1000-1079.json and
+linemodel_fresh_1000-1079.json); all are now in the folds. `FRESH` names the range of the next
+batch (1100-1199).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -33,7 +36,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(1000, 1100)
+FRESH = range(1100, 1200)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 

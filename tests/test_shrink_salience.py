@@ -121,6 +121,15 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "958-pdm-lock-v-hishel-attributeerror-crash",
         "967-perf-report-stdio-callgraph-linear-find-strcmp",
         "977-gdb-batch-core-thread-apply-all-bt-full-deadlock",
+        # the fresh batch 1000-1079, as measured when it was merged
+        "1010-ctest-t-memcheck-valgrind-defects",
+        "1024-gawk-lint-uninitialized-report-silent-na",
+        "1038-luarocks-make-local-builtin-missing-headers",
+        "1056-perf-trace-s-threadpool-config-loader",
+        "1058-sqlite3-lint-expert-eqp-full-bytecode",
+        "1067-isort-check-diff-force-single-line-pip-commands",
+        "1075-unzip-v-wheel-duplicate-entry-stored-blob",
+        "1078-free-w-s-sampling-while-process-grows",
         # held out: fell below head+tail with round 10's record subjects (figures only)
         "476-gprof-flat-callgraph-with-blurbs",
     }
