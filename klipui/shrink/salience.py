@@ -41,6 +41,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice, pairwise
 from typing import NamedTuple
 
+from klipui.shrink import linemodel
 from klipui.shrink.plan import Hint, Keep
 from klipui.shrink.segments import Region
 from klipui.shrink.text import Lines, chunks
@@ -1604,6 +1605,7 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
     head_share = budget_chars // HEAD_FLOOR_SHARE if budget_chars else 0
     floor = list(_interleave(*_end_lines(lines, head_share, share))) if share else []
     scores = Scores(lines, hint, budget_chars)
+    level = dict(scores.score)
     for region in regions:
         if region.reducer:
             _follow_plan(scores, region)
@@ -1617,7 +1619,10 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
     novel = _novel(lines)
     for i in novel:
         scores._raise(i, NOVEL)
-    ranked = _by_score(scores.score, novel)
+    odds = linemodel.log_odds(lines, hint, level, _templates(lines.text), novel)
+    ranked = _by_score(
+        scores.score if odds is None else linemodel.nudged(scores.score, odds), novel
+    )
     return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed), scores.subjects)
 
 
