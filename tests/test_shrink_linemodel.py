@@ -44,13 +44,17 @@ def test_features_name_the_level_first_then_traits_and_level_crossings() -> None
     st.dictionaries(st.integers(0, 49), st.integers(0, 1_000), max_size=50),
     st.lists(st.floats(-40, 40), min_size=50, max_size=50),
 )
-def test_the_nudge_is_bounded_and_adds_only_likely_lines(
+def test_the_nudge_is_bounded_spares_firm_lines_and_adds_only_likely_ones(
     score: dict[int, int], odds: list[float]
 ) -> None:
-    nudged = linemodel.nudged(score, odds)
+    related = set(range(0, 50, 7))
+    nudged = linemodel.nudged(score, odds, related)
     for i, value in nudged.items():
         assert abs(value - score.get(i, 0)) <= linemodel.MAX_NUDGE
+        assert i not in related or value >= score.get(i, 0)
         assert i in score or odds[i] > 0
+        if score.get(i, 0) >= linemodel.FIRM:
+            assert value == score[i]
     assert set(score) <= set(nudged)
 
 

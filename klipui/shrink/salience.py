@@ -565,7 +565,10 @@ def _group(lines: Lines) -> _Templates:
 
 
 _last_scan: (
-    tuple[Lines, tuple[Hint, int], dict[int, int], _Templates | None, dict[int, int]] | None
+    tuple[
+        Lines, tuple[Hint, int], dict[int, int], _Templates | None, dict[int, int], frozenset[int]
+    ]
+    | None
 ) = None
 """The scores of the last scan: a shrink that ranks a plan's pieces by salience and then fills
 by salience scans the same lines with the same hint and budget twice."""
@@ -583,6 +586,8 @@ class Scores:
         self.templates: _Templates | None = None
         self.subjects: dict[int, int] = {}
         """`{line: first line of its record}` for the lines that name their record when kept."""
+        self.echoed: set[int] = set()
+        """Lines raised for naming again an id or a quoted name of a strong line."""
         self.zeroed: set[int] = set()
         """Templates (by index) whose first line has a signal word in a count of zero."""
         self._headers: list[int] = []
@@ -596,9 +601,11 @@ class Scores:
             self.score = dict(last[2])
             self.templates = last[3]
             self.subjects = last[4]
+            self.echoed = set(last[5])
         elif self.n:
             self._scan()
-            _last_scan = (lines, (hint, budget), dict(self.score), self.templates, self.subjects)
+            scan = (dict(self.score), self.templates, self.subjects, frozenset(self.echoed))
+            _last_scan = (lines, (hint, budget), *scan)
 
     def routine(self, i: int) -> bool:
         """True when line `i` shares its template with at least `ROUTINE` lines."""
@@ -892,10 +899,12 @@ class Scores:
                 if i in sources:
                     continue
                 self._raise(i, ECHO)
+                self.echoed.add(i)
                 for k in range(1, ECHO_BLOCK + 1):
                     if i + k >= n or not lines[i + k].strip():
                         break
                     self._raise(i + k, ECHO - 10 * k)
+                    self.echoed.add(i + k)
 
     def _columns(self) -> None:
         """Rows that stand out in a column: a rare value where few values repeat (a status
@@ -1606,6 +1615,7 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
     floor = list(_interleave(*_end_lines(lines, head_share, share))) if share else []
     scores = Scores(lines, hint, budget_chars)
     level = dict(scores.score)
+    related = scores.echoed | set(scores.subjects.values())
     for region in regions:
         if region.reducer:
             _follow_plan(scores, region)
@@ -1621,7 +1631,7 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
         scores._raise(i, NOVEL)
     odds = linemodel.log_odds(lines, hint, level, _templates(lines.text), novel)
     ranked = _by_score(
-        scores.score if odds is None else linemodel.nudged(scores.score, odds), novel
+        scores.score if odds is None else linemodel.nudged(scores.score, odds, related), novel
     )
     return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed), scores.subjects)
 
