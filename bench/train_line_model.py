@@ -35,6 +35,9 @@ RATE = 0.05
 DECAY = 0.7
 L2 = 1e-4
 SEED = 1
+MAX_LINES = 20_000
+"""Cases up to this many lines are read (the model weighs at most `linemodel.MAX_LINES`; the
+longer cases still teach it what lines are like)."""
 
 
 def hint_of(meta: dict) -> Hint:
@@ -55,7 +58,7 @@ def examples(corpus: Path) -> list[list[Example]]:
         meta = json.loads((case / "meta.json").read_text(encoding="utf-8"))
         text = (case / "output.txt").read_text(encoding="utf-8", errors="surrogateescape")
         lines = split(text)
-        if not len(lines) or len(lines) > linemodel.MAX_LINES:
+        if not len(lines) or len(lines) > MAX_LINES:
             continue
         hint = hint_of(meta)
         score = dict(salience.Scores(lines, hint, meta["budget_chars"]).score)
