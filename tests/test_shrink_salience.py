@@ -129,6 +129,12 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "1152-hunspell-u3-release-notes-three-typos",
         "1162-cpplint-recursive-one-strcpy-among-style",
         "1168-ocaml-toplevel-batch-type-errors",
+        # the fresh batch 1200-1279, as measured when it was merged
+        "1211-read-semver-range-js-testset",
+        "1231-git-bisect-run-pytest-v-mark-ends",
+        "1232-go-tool-cover-func-pflag",
+        "1254-pyflakes-unused-imports-one-undefined-name",
+        "1273-timeout-verbose-deadlocked-workers",
         # fell below head+tail with the line model (others rose above it; held-out ones by figures)
         "1164-sgdisk-print-verify-gpt-crc-mismatch",
         "714-pipenv-lock-verbose-werkzeug-conflict",
