@@ -21,9 +21,9 @@ from collections import Counter
 from pathlib import Path
 
 from corpus_folds import CORPUS, part_of
+from shrink_quality import hint_of
 
 from klipui.shrink import linemodel, salience
-from klipui.shrink.plan import Hint
 from klipui.shrink.text import split
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,12 +38,6 @@ SEED = 1
 MAX_LINES = 20_000
 """Cases up to this many lines are read (the model weighs at most `linemodel.MAX_LINES`; the
 longer cases still teach it what lines are like)."""
-
-
-def hint_of(meta: dict) -> Hint:
-    if meta.get("tool") == "read":
-        return Hint(tool="read", path=meta.get("command"))
-    return Hint(tool=meta.get("tool"), command=meta.get("command"))
 
 
 Example = tuple[list[str], int]
@@ -61,9 +55,10 @@ def examples(corpus: Path) -> list[list[Example]]:
         if not len(lines) or len(lines) > MAX_LINES:
             continue
         hint = hint_of(meta)
-        score = dict(salience.Scores(lines, hint, meta["budget_chars"]).score)
-        templates = salience._templates(lines.text)
-        rows = linemodel.features(lines, hint, score, templates, salience._novel(lines))
+        scan = salience.Scores(lines, hint, meta["budget_chars"])
+        if scan.templates is None:
+            continue
+        rows = linemodel.features(lines, hint, scan.score, scan.templates, salience._novel(lines))
         keep = meta["must_keep"]
         found.append(
             [
@@ -103,8 +98,13 @@ def _counts(name: str, spread: Counter[str]) -> bool:
     return not name.startswith("w:") or spread[name] >= MIN_CASES
 
 
+def rounded(weights: dict[str, float]) -> dict[str, float]:
+    """The weights as shipped: four decimals, the negligible ones left out."""
+    return {n: round(w, 4) for n, w in sorted(weights.items()) if abs(w) >= 0.005}
+
+
 def write(bias: float, weights: dict[str, float], out: Path) -> int:
-    kept = {n: round(w, 4) for n, w in sorted(weights.items()) if abs(w) >= 0.005}
+    kept = rounded(weights)
     body = "".join(f"    {json.dumps(n)}: {w!r},\n" for n, w in kept.items())
     out.write_text(
         '"""Weights of `klipui.shrink.linemodel` (written by bench/train_line_model.py; do not'

@@ -22,9 +22,9 @@ from shrink_quality import hint_of
 
 def _features(text: str, hint: Hint) -> list[list[str]]:
     lines = split(text)
-    score = dict(salience.Scores(lines, hint, 2_000).score)
-    templates = salience._templates(lines.text)
-    return linemodel.features(lines, hint, score, templates, salience._novel(lines))
+    scan = salience.Scores(lines, hint, 2_000)
+    assert scan.templates is not None
+    return linemodel.features(lines, hint, scan.score, scan.templates, salience._novel(lines))
 
 
 def test_features_name_the_level_first_then_traits_and_level_crossings() -> None:
@@ -71,7 +71,7 @@ def test_training_reads_tuned_cases_only(tmp_path: Path) -> None:
 
 def test_the_shipped_weights_are_what_the_training_script_fits() -> None:
     bias, weights = train_line_model.fit(train_line_model.examples(CORPUS))
-    fitted = {n: round(w, 4) for n, w in weights.items() if abs(w) >= 0.005}
+    fitted = train_line_model.rounded(weights)
     assert abs(round(bias, 4) - line_weights.BIAS) < 1e-3
     assert fitted.keys() == line_weights.WEIGHTS.keys()
     assert max(abs(fitted[n] - line_weights.WEIGHTS[n]) for n in fitted) < 1e-3
@@ -87,9 +87,9 @@ def _separation(part: str) -> tuple[float, float]:
         meta = json.loads((case / "meta.json").read_text(encoding="utf-8"))
         lines = split((case / "output.txt").read_text(encoding="utf-8"))
         hint = hint_of(meta)
-        score = dict(salience.Scores(lines, hint, meta["budget_chars"]).score)
-        templates = salience._templates(lines.text)
-        odds = linemodel.log_odds(lines, hint, score, templates, salience._novel(lines))
+        scan = salience.Scores(lines, hint, meta["budget_chars"])
+        score = scan.score
+        odds = linemodel.log_odds(lines, hint, score, scan.templates, salience._novel(lines))
         if odds is None:
             continue
         keep = [any(s in line for s in meta["must_keep"]) for line in lines.lines]

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from klipui.shrink.line_weights import BIAS, WEIGHTS
 from klipui.shrink.plan import Hint
 from klipui.shrink.text import Lines
+
+if TYPE_CHECKING:
+    from klipui.shrink.salience import _Templates
 
 MAX_LINES = 4_000
 """Longer outputs are ranked by the rules alone: the features cost a pass of Python per line
@@ -93,23 +96,19 @@ def _distance(i: int, strong: list[int]) -> str:
 
 
 def features(
-    lines: Lines, hint: Hint, score: dict[int, int], templates: list[bytes], novel: Collection[int]
+    lines: Lines, hint: Hint, score: dict[int, int], templates: _Templates, novel: Collection[int]
 ) -> list[list[str]]:
-    """The features of each line: its salience level first, then its traits, then the traits
-    that interact with the level (named `s<level>*<trait>`)."""
+    """The features of each line (`score` and `templates` as salience's scan left them): its
+    salience level first, then its traits, then the traits that interact with the level (named
+    `s<level>*<trait>`)."""
     texts = lines.lines
     n = len(texts)
-    seen = Counter(templates)
-    first: dict[bytes, int] = {}
-    last: dict[bytes, int] = {}
-    for i, shape in enumerate(templates):
-        first.setdefault(shape, i)
-        last[shape] = i
+    seen, first, last = templates.counts, templates.first, templates.last
     command = set(_COMMAND_WORD.findall(hint.command or hint.path or ""))
-    strong = sorted(i for i, value in score.items() if value >= 900)
+    strong = sorted(i for i, value in score.items() if value >= FIRM)
     rows: list[list[str]] = []
     for i, line in enumerate(texts):
-        shape = templates[i]
+        shape = templates.shapes[i]
         level = f"s{_level(score.get(i, 0))}"
         buckets = [_count(seen[shape]), _position(i, n), _length(len(line)), _distance(i, strong)]
         stripped = line.lstrip()
@@ -139,11 +138,15 @@ def features(
 
 
 def log_odds(
-    lines: Lines, hint: Hint, score: dict[int, int], templates: list[bytes], novel: Collection[int]
+    lines: Lines,
+    hint: Hint,
+    score: dict[int, int],
+    templates: _Templates | None,
+    novel: Collection[int],
 ) -> list[float] | None:
     """Each line's log-odds of being one an expert keeps, or None when the output is too long
-    to weigh line by line."""
-    if len(lines) > MAX_LINES or not len(lines):
+    to weigh line by line (or was not scanned: no templates)."""
+    if templates is None or len(lines) > MAX_LINES or not len(lines):
         return None
     get = WEIGHTS.get
     return [

@@ -1614,8 +1614,9 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
     head_share = budget_chars // HEAD_FLOOR_SHARE if budget_chars else 0
     floor = list(_interleave(*_end_lines(lines, head_share, share))) if share else []
     scores = Scores(lines, hint, budget_chars)
-    level = dict(scores.score)
-    related = scores.echoed | set(scores.subjects.values())
+    novel = _novel(lines)
+    # the model reads the levels the scan gave, before the plan and the ends move them
+    odds = linemodel.log_odds(lines, hint, scores.score, scores.templates, novel)
     for region in regions:
         if region.reducer:
             _follow_plan(scores, region)
@@ -1626,13 +1627,12 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
             band = END_BAND - rank // 8 if rank < 80 else END_BAND - 10
             scores._raise(i, band - ROUTINE_BAND if scores.routine(i) else band)
         placed.update(head, tail)
-    novel = _novel(lines)
     for i in novel:
         scores._raise(i, NOVEL)
-    odds = linemodel.log_odds(lines, hint, level, _templates(lines.text), novel)
-    ranked = _by_score(
-        scores.score if odds is None else linemodel.nudged(scores.score, odds, related), novel
-    )
+    score = scores.score
+    if odds is not None:
+        score = linemodel.nudged(score, odds, scores.echoed | set(scores.subjects.values()))
+    ranked = _by_score(score, novel)
     return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed), scores.subjects)
 
 
