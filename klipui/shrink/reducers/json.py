@@ -223,8 +223,11 @@ def _line_plan(lines: list[str], text: str) -> Plan | None:
             sample_weight = min(-2, weight // 4)
             lower(children[0], children[keep], sample_weight)
             lower(children[keep], container.last, weight)
-            # the last item outlives the first ones: ties go to the later, newer item
-            lower(container.last, container.close, -((-sample_weight) // 2))
+            # the last item outlives the first ones: ties go to the later, newer item; an
+            # object's first keys (its name, id, version) outlive its last
+            is_object = keep == OBJECT_KEEP
+            last_weight = sample_weight * 2 if is_object else -((-sample_weight) // 2)
+            lower(container.last, container.close, last_weight)
     # a long value (a package's whole README) goes before the short keys around it; the long
     # lines are found a window of the text at a time (few lines are long)
     for i in long_lines(split(text), LONG_LINE):
