@@ -55,6 +55,8 @@ def test_the_nudge_is_bounded_spares_firm_lines_and_adds_only_likely_ones(
         assert i in score or odds[i] > 0
         if score.get(i, 0) >= linemodel.FIRM:
             assert value == score[i]
+        else:
+            assert value < linemodel.FIRM  # never up to the lines the rules hold firm
     assert set(score) <= set(nudged)
 
 

@@ -141,17 +141,14 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "1337-yard-stats-list-undoc-unknown-tag-warning",
         "1346-lftp-d-mirror-ftp-550-not-enough-privileges",
         "1348-aide-check-after-deploy-setuid-tool-among-91-changes",
-        "1360-git-config-show-origin-included-work-identity",
         "1367-php-i-config-dump-memory-limit-overridden",
         "1370-uv-tree-outdated-no-dedupe-urllib3-pin",
         "1373-yappi-func-and-thread-stats-cpu-clock",
         "1375-mysqld-verbose-help-variables-packet-override",
         "1376-npm-config-ls-long-then-ping-internal-registry",
         # fell below head+tail with the line model (others rose above it; held-out ones by figures)
-        "1010-ctest-t-memcheck-valgrind-defects",
         "1164-sgdisk-print-verify-gpt-crc-mismatch",
         "714-pipenv-lock-verbose-werkzeug-conflict",
-        "31-pyright-six",
         "939-uv-pip-install-help-offline-options",
         "474-pyinstrument-show-all-dedupe-hotspot",
         "378-pidstat-durh-mixed-load",
@@ -160,7 +157,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "1221-git-diff-makefile-clobbered-and-header",
         "404-strace-f-signals-xargs-shards",
         "724-gxx-ftime-report-gtest-o2",
-        "753-python-m-cprofile-sort-tottime-list-scan",
         # held out: fell below head+tail with round 10's record subjects (figures only)
         "476-gprof-flat-callgraph-with-blurbs",
     }

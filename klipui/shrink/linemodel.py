@@ -34,7 +34,8 @@ MAX_NUDGE = 200
 coarse order (a strong signal stays above a routine line, a plan's line above a dropped one)."""
 FIRM = 900
 """Lines the rules rank this high (strong signals, summaries, exit statuses, the last line) keep
-their order: among them the later goes first, which is what an expert wants of retries."""
+their order, and no nudged line rises to them: among them the later goes first, which is what
+an expert wants of retries."""
 LEVELS = (1, 300, 450, 540, 600, 700, 880, 950)
 """Upper bounds of the salience levels a line is put in (`s0` … `s8`)."""
 INTERACTING = frozenset(
@@ -156,17 +157,20 @@ def log_odds(
 
 
 def nudged(score: dict[int, int], odds: list[float], related: Collection[int]) -> dict[int, int]:
-    """`score` plus `SCALE` points per unit of log-odds, at most `MAX_NUDGE` either way, for the
-    lines below `FIRM`; a line salience left out joins only when it is likelier kept than not
-    (the rest stay for the blind cut from both ends). A line ranked for what it shares with a
-    strong one (`related`: an id it names again, the record a kept line belongs to) is never
-    pushed down: the model reads each line alone."""
+    """`score` plus `SCALE` points per unit of log-odds, at most `MAX_NUDGE` either way and
+    never up to `FIRM`, for the lines below `FIRM`; a line salience left out joins only when it
+    is likelier kept than not (the rest stay for the blind cut from both ends). A line ranked for
+    what it shares with a strong one (`related`: an id it names again, the record a kept line
+    belongs to) is never pushed down: the model reads each line alone."""
     moved: dict[int, int] = {}
     for i, z in enumerate(odds):
         value = score.get(i)
         if value is None and z <= 0:
             continue
         value = value or 0
-        step = 0 if value >= FIRM else max(-MAX_NUDGE, min(MAX_NUDGE, int(SCALE * z)))
-        moved[i] = value + (max(step, 0) if i in related else step)
+        if value >= FIRM:
+            moved[i] = value
+            continue
+        step = max(-MAX_NUDGE, min(MAX_NUDGE, int(SCALE * z)))
+        moved[i] = min(FIRM - 1, value + (max(step, 0) if i in related else step))
     return moved

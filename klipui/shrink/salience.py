@@ -173,6 +173,12 @@ _RECORD_KEY = re.compile(r"[ \t]*[A-Za-z>][\w >.()-]{0,40}[:=]")
 _PAIR = re.compile(r"(?<![\w.=-])([A-Za-z_][\w.-]{0,40})=([^\s,;&=]{1,80})")
 """A `key=value` field (`status=200`, `rejected_calls=0`)."""
 _COUNT = re.compile(r"\b\d+(?:\.\d+)?\b")
+_SETTING = re.compile(
+    r"(?:[^\t]*\t)*[;#]?\s*([A-Za-z_][\w.\-/\[\]]{2,60}?)(?:\s*(?:=>|=)\s*|:\s+)(\S.{0,120})"
+)
+"""A line that sets a key: the key (after origin columns ending in tabs, or commented out with
+`;` or `#`), then `=`, `=>` or `: `, then its value."""
+MIN_SETTINGS = 15
 NONZERO = 640
 MAX_ODD = 6
 """A line whose number is not zero where that number is zero on most lines of its template (on
@@ -645,6 +651,7 @@ class Scores:
         self._columns()
         self._odd_values()
         self._odd_pairs()
+        self._overridden()
         self._red()
         self._table_peaks()
         self._small_tables()
@@ -980,6 +987,32 @@ class Scores:
                     if match.group(1, 2) == (key, value):
                         self._raise(bisect_right(starts, match.start()) - 1, ODD_VALUE)
                         break
+
+    def _overridden(self) -> None:
+        """In a listing of settings (`key=value`, `key = value`, `key: value`, `key => value`:
+        most keys set once), a key set again with another value is the override an expert looks
+        for: each of its lines is an odd value (none when more than `MAX_ODD` keys change:
+        layered settings, not one override)."""
+        if self.n > MAX_COLUMN_LINES:
+            return
+        found: dict[str, list[tuple[int, str]]] = {}
+        for i, line in enumerate(self.lines.lines):
+            match = _SETTING.match(line)
+            if match:
+                found.setdefault(match.group(1), []).append((i, match.group(2)))
+        once = sum(1 for uses in found.values() if len(uses) == 1)
+        if len(found) < MIN_SETTINGS or once < 0.7 * len(found):
+            return
+        changed = [
+            uses
+            for uses in found.values()
+            if 2 <= len(uses) <= 3 and len({value for _, value in uses}) > 1
+        ]
+        if len(changed) > MAX_ODD:
+            return  # many keys set twice: layered settings, not one override
+        for uses in changed:
+            for i, _ in uses:
+                self._raise(i, ODD_VALUE)
 
     def _nonzero(self, t: _Templates) -> None:
         """In a template seen `ROUTINE` times or more, a number that is zero on most of its
