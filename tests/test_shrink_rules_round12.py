@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.salience import ODD_VALUE, Scores
+from klipui.shrink.salience import ECHO, ODD_VALUE, Scores
 from klipui.shrink.text import split
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
@@ -54,3 +54,12 @@ def test_a_json_object_keeps_its_name_and_version_before_its_last_key() -> None:
     assert out.strategy == "json"
     assert '"name": "more-itertools",' in out.content
     assert '"version": "11.1.0",' in out.content
+
+
+def test_a_host_named_by_an_error_ranks_the_line_that_configures_it() -> None:
+    lines = [f"cache-setting-{k:02d} = {k}" for k in range(60)]
+    lines[30] = 'registry = "https://npm.internal.acme.example/repository/npm-group/"'
+    lines.append("npm ERR! request failed, reason: getaddrinfo ENOTFOUND npm.internal.acme.example")
+    score = Scores(split("\n".join(lines) + "\n"), Hint(tool="bash", command="npm ping")).score
+    assert score.get(30, 0) >= ECHO
+    assert score.get(29, 0) < ECHO

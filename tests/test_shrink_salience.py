@@ -157,6 +157,8 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "1221-git-diff-makefile-clobbered-and-header",
         "404-strace-f-signals-xargs-shards",
         "724-gxx-ftime-report-gtest-o2",
+        # fell below head+tail with dotted names as ids (round 12)
+        "78-tree-pip-vendor",
         # held out: fell below head+tail with round 10's record subjects (figures only)
         "476-gprof-flat-callgraph-with-blurbs",
     }

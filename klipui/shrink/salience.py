@@ -137,9 +137,11 @@ ECHO_BLOCK = 6
 _ID = re.compile(
     r"(?<![\w-])[\w-]+\.\w+:\d+(?::\d+)?|0x[0-9a-fA-F]{4,}|\b\d{4,}\b"
     r"|\b[A-Za-z_][\w-]{0,99}\d[\w-]{0,99}\b"
+    r"|(?<![\w.-])[A-Za-z][\w-]{0,62}(?:\.[A-Za-z][\w-]{0,62}){2,6}(?![\w-])"
 )
 """Ids: source locations (`main.rs:14:27`), addresses, numbers of 4 digits or more, names
-holding a digit. Linear in the line's length: a location starts a word, a name's scan is bounded
+holding a digit, dotted names of three parts or more (a host `npm.internal.example`, a module
+`com.acme.metrics`). Linear in the line's length: a location starts a word, a name's scan is bounded
 (a scan from every character of a long word cost its square)."""
 _QUOTED_NAME = re.compile(r"'([^'\s]{3,80})'|\"([^\"\s]{3,80})\"|`([^`\s]{3,80})`")
 """A quoted name without spaces in a strong line (`'libs/metrics'`): an id of what failed."""
