@@ -181,6 +181,9 @@ _SETTING = re.compile(
 """A line that sets a key: the key (after origin columns ending in tabs, or commented out with
 `;` or `#`), then `=`, `=>` or `: `, then its value."""
 MIN_SETTINGS = 15
+SETTING_CHARS = 240
+"""A setting is read in the first this many characters of its line (a hostile line of tabs costs
+no more)."""
 NONZERO = 640
 MAX_ODD = 6
 """A line whose number is not zero where that number is zero on most lines of its template (on
@@ -999,7 +1002,7 @@ class Scores:
             return
         found: dict[str, list[tuple[int, str]]] = {}
         for i, line in enumerate(self.lines.lines):
-            match = _SETTING.match(line)
+            match = _SETTING.match(line, 0, SETTING_CHARS)
             if match:
                 found.setdefault(match.group(1), []).append((i, match.group(2)))
         once = sum(1 for uses in found.values() if len(uses) == 1)
