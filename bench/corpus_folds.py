@@ -27,8 +27,9 @@ linemodel_fresh_1100-1179.json), then cases 1200-1279 (fresh 0.849 with the fina
 0.838 without it, measured on 2026-12-06 at commit b535605: shrink_quality_fresh_1200-1279.json and
 linemodel_fresh_1200-1279.json), then cases 1300-1379 (fresh 0.750, measured on 2026-12-06 at
 commit b26fb61: shrink_quality_fresh_1300-1379.json), then cases 1400-1479 (fresh 0.587, measured
-on 2026-12-07 at commit f08fae2: shrink_quality_fresh_1400-1479.json); all are now in the folds.
-`FRESH` names the range of the next batch (1500-1599).
+on 2026-12-07 at commit f08fae2: shrink_quality_fresh_1400-1479.json), then cases 1500-1579
+(fresh 0.790, measured on 2026-12-07 at commit 670e7e0: shrink_quality_fresh_1500-1579.json);
+all are now in the folds. `FRESH` names the range of the next batch (1600-1699).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -42,7 +43,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(1500, 1600)
+FRESH = range(1600, 1700)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 
