@@ -28,8 +28,10 @@ linemodel_fresh_1100-1179.json), then cases 1200-1279 (fresh 0.849 with the fina
 linemodel_fresh_1200-1279.json), then cases 1300-1379 (fresh 0.750, measured on 2026-12-06 at
 commit b26fb61: shrink_quality_fresh_1300-1379.json), then cases 1400-1479 (fresh 0.587, measured
 on 2026-12-07 at commit f08fae2: shrink_quality_fresh_1400-1479.json), then cases 1500-1579
-(fresh 0.790, measured on 2026-12-07 at commit 670e7e0: shrink_quality_fresh_1500-1579.json);
-all are now in the folds. `FRESH` names the range of the next batch (1600-1699).
+(fresh 0.790, measured on 2026-12-07 at commit 670e7e0: shrink_quality_fresh_1500-1579.json),
+then cases 1600-1679 (fresh 0.703 on 79 cases, measured on 2026-12-07 at commit 512f1b3:
+shrink_quality_fresh_1600-1679.json); all are now in the folds. `FRESH` names the range of the
+next batch (1700-1799).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -43,7 +45,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(1600, 1700)
+FRESH = range(1700, 1800)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 

@@ -162,6 +162,17 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "1557-pytest-benchmark-compare-fail-mean-dedupe-lines-regressed",
         "1561-r-cmd-check-as-cran-tariffs-test-error-codoc-warnings",
         "1574-premake4-gmake-make-k-core-warnings-net-missing-header",
+        # the fresh batch 1600-1679, as measured when it was merged
+        "1616-grep-rn-not-connected-networkx-find-graph-is-not-connected-raise",
+        "1624-swc-cli-dir-seven-syntax-errors-rust-backtraces-failed-list",
+        "1642-xenon-b-B-agate-babel-jwt-86-violations-three-rank-f",
+        "1644-deadcode-agate-babel-jwt-137-unused-broken-symlink-errors",
+        "1647-sslscan-loopback-s-server-seclevel0-rsa1024-sha1-weak-ciphers",
+        "1651-testssl-loopback-s-server-seclevel0-selfsigned-rsa1024",
+        "1668-jscodeshift-dry-verbose2-var-to-const-parse-error-and-transform-throw",
+        "1671-sed-i-context-to-ctx-rename-git-diff-then-ruff-f821",
+        "1678-pytest-lf-rerun-after-partial-fix-libcst-remove-imports-ctx",
+        "1679-git-range-diff-rebased-series-v1-v2-dropped-and-reworked",
         # fell below head+tail with the line model (others rose above it; held-out ones by figures)
         "1164-sgdisk-print-verify-gpt-crc-mismatch",
         "714-pipenv-lock-verbose-werkzeug-conflict",
@@ -171,12 +182,12 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "646-read-tokio-ci-workflow-yaml",
         # fell below head+tail when the model was refitted with cases 1300-1379 in the folds
         "1221-git-diff-makefile-clobbered-and-header",
-        "724-gxx-ftime-report-gtest-o2",
-        # fell below head+tail when the model was refitted with cases 1400-1479 in the folds
-        "727-zig-test-ring-expect-equal-strings-leak",
-        # fell below head+tail when the model was refitted with cases 1500-1579 in the folds
-        "1024-gawk-lint-uninitialized-report-silent-na",
-        "529-markdownlint-docs-list-marker-flood",
+        # fell below head+tail when the model was refitted with cases 1600-1679 in the folds
+        "1010-ctest-t-memcheck-valgrind-defects",
+        "1152-hunspell-u3-release-notes-three-typos",
+        "546-fsck-fat-n-v-l-corrupt-fat16",
+        "935-tree-a-pugsD-hyperfine-checkout",
+        "1670-git-merge-rename-branch-modify-delete-and-content-conflicts-status-diff",
         # fell below head+tail with dotted names as ids (round 12)
         "78-tree-pip-vendor",
         # held out: fell below head+tail with round 10's record subjects (figures only)
