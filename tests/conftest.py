@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,13 @@ def sample_files(agent: str | None = None) -> list[Path]:
 def corpus_cases() -> list[Path]:
     """Every corpus case folder."""
     return sorted(p for p in CORPUS.iterdir() if (p / "output.txt").is_file())
+
+
+def corpus_case(name: str) -> tuple[str, dict]:
+    """The output and the meta of one corpus case."""
+    folder = CORPUS / name
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    return (folder / "output.txt").read_text(encoding="utf-8"), meta
 
 
 FIRST_MEASURE_CASE = 24

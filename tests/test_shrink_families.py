@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
+from conftest import FIXTURES, corpus_case
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,19 +16,11 @@ from klipui.shrink.plan import Keep, Summary
 from klipui.shrink.reducers import build, docker, grep, install, stacktrace
 from klipui.shrink.reducers import json as json_reducer
 
-FIXTURES = Path(__file__).parent / "fixtures"
 SHAPES = FIXTURES / "shrink_shapes"
-CORPUS = FIXTURES / "corpus"
 
 
 def _shape(name: str) -> str:
     return (SHAPES / name).read_text(encoding="utf-8")
-
-
-def _case(name: str) -> tuple[str, dict]:
-    folder = CORPUS / name
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    return (folder / "output.txt").read_text(encoding="utf-8"), meta
 
 
 def _shrunk(text: str, max_chars: int, command: str | None = None) -> tuple[str, str]:
@@ -93,7 +85,7 @@ def test_sanitizer_and_gdb_layouts_are_read_as_traces() -> None:
 
 
 def test_tsan_report_keeps_the_location_and_the_first_report_over_its_copy() -> None:
-    text, meta = _case("203-tsan-data-race-stats")
+    text, meta = corpus_case("203-tsan-data-race-stats")
     _, content = _shrunk(text, meta["budget_chars"])
     assert "  Location is global 'g_stats' of size 16 at 0x5654999a70d0 (race+0x40d0)" in content
     assert "  Read of size 8 at 0x5654999a70d0 by thread T2:" in content
@@ -101,7 +93,7 @@ def test_tsan_report_keeps_the_location_and_the_first_report_over_its_copy() -> 
 
 
 def test_a_log_ended_by_a_crash_is_a_trace_with_its_error_record() -> None:
-    text, meta = _case("206-python-logging-chained-crash")
+    text, meta = corpus_case("206-python-logging-chained-crash")
     assert stacktrace.detect(text, Hint())
     _, content = _shrunk(text, meta["budget_chars"])
     assert "ERROR   sync.worker: batch 37 failed, will retry later" in content
@@ -125,7 +117,7 @@ def test_frame_runs_stop_at_blank_lines_and_headers() -> None:
 
 
 def test_cargo_test_output_is_left_to_the_tests_reducer() -> None:
-    text = (CORPUS / "03-cargo-test-tallyq" / "output.txt").read_text(encoding="utf-8")
+    text, _ = corpus_case("03-cargo-test-tallyq")
     assert not stacktrace.detect(text, Hint())
 
 
@@ -134,7 +126,7 @@ def test_cargo_test_output_is_left_to_the_tests_reducer() -> None:
 
 
 def test_go_test_json_lines_keep_the_failure_events() -> None:
-    text, meta = _case("207-go-test-json-ndjson")
+    text, meta = corpus_case("207-go-test-json-ndjson")
     assert json_reducer.detect(text, Hint())
     strategy, content = _shrunk(text, meta["budget_chars"])
     assert strategy == "json"
@@ -174,7 +166,7 @@ def test_json_lines_plans_are_ordered_whole_lines(kinds: list[str], budget: int)
 
 
 def test_http_responses_before_a_compact_json_body() -> None:
-    text, meta = _case("101-curl-i-L-redirect-chain")
+    text, meta = corpus_case("101-curl-i-L-redirect-chain")
     assert json_reducer.detect(text, Hint())
     strategy, content = _shrunk(text, meta["budget_chars"])
     assert strategy == "json"
@@ -185,7 +177,7 @@ def test_http_responses_before_a_compact_json_body() -> None:
 
 
 def test_pretty_json_with_long_values_keeps_the_last_item_and_the_trailing_key() -> None:
-    text, meta = _case("208-pip-inspect-json")
+    text, meta = corpus_case("208-pip-inspect-json")
     _, content = _shrunk(text, meta["budget_chars"])
     assert '"name": "matplotlib-inline",' in content  # the last of 103 distributions
     assert '"environment": {' in content
@@ -197,7 +189,7 @@ def test_pretty_json_with_long_values_keeps_the_last_item_and_the_trailing_key()
 
 
 def test_link_errors_after_a_flood_of_one_warning() -> None:
-    text, meta = _case("213-cmake-ninja-undefined-reference")
+    text, meta = corpus_case("213-cmake-ninja-undefined-reference")
     assert build.detect(text, Hint(command=meta["command"]))
     _, content = _shrunk(text, meta["budget_chars"], meta["command"])
     assert "undefined reference to `perimeter(double, double)'" in content
@@ -227,14 +219,14 @@ def test_warnings_differing_in_a_name_are_counted_exactly(files: int, budget: in
 
 
 def test_clang_notes_under_a_distinct_error_are_kept() -> None:
-    text, meta = _case("65-clang-cxx-errors-notes")
+    text, meta = corpus_case("65-clang-cxx-errors-notes")
     _, content = _shrunk(text, meta["budget_chars"], meta["command"])
     assert "./shapes.h:9:25: note: unimplemented pure virtual method 'name' in 'Rect'" in content
     assert "5 errors generated." in content
 
 
 def test_maven_compiler_lines_are_build_diagnostics() -> None:
-    text, meta = _case("64-mvn-compile-failure-xlint")
+    text, meta = corpus_case("64-mvn-compile-failure-xlint")
     assert build.detect(text, Hint(command=meta["command"]))
     _, content = _shrunk(text, meta["budget_chars"], meta["command"])
     assert "[INFO] BUILD FAILURE" in content
@@ -242,7 +234,7 @@ def test_maven_compiler_lines_are_build_diagnostics() -> None:
 
 
 def test_podman_build_keeps_step_results_above_metadata_steps() -> None:
-    text, meta = _case("212-podman-build-success-commit")
+    text, meta = corpus_case("212-podman-build-success-commit")
     assert docker.detect(text, Hint())
     _, content = _shrunk(text, meta["budget_chars"], meta["command"])
     assert "10984 bundle.js" in content
@@ -264,7 +256,7 @@ def test_podman_build_keeps_step_results_above_metadata_steps() -> None:
 
 
 def test_apt_get_install_keeps_the_package_list_and_counts() -> None:
-    text, meta = _case("214-apt-get-install-new-packages")
+    text, meta = corpus_case("214-apt-get-install-new-packages")
     assert install.detect(text, Hint(command=meta["command"]))
     _, content = _shrunk(text, meta["budget_chars"], meta["command"])
     assert "0 upgraded, 5 newly installed, 0 to remove and 131 not upgraded." in content
@@ -277,7 +269,7 @@ def test_apt_get_install_keeps_the_package_list_and_counts() -> None:
 
 
 def test_grep_with_context_counts_match_lines_only() -> None:
-    text, _ = _case("216-grep-rn-context-asyncio-timeout")
+    text, _ = corpus_case("216-grep-rn-context-asyncio-timeout")
     plan = grep.reduce(text, Hint(tool="grep"), Budget(max_chars=2_500))
     assert plan is not None
     truth: dict[str, int] = {}
@@ -342,7 +334,7 @@ def test_grep_context_summaries_are_exact(groups: list[tuple[str, int]], budget:
 
 
 def test_csv_keeps_rows_of_rare_values_and_numeric_extremes() -> None:
-    text, meta = _case("217-psql-csv-orders-export")
+    text, meta = corpus_case("217-psql-csv-orders-export")
     strategy, content = _shrunk(text, meta["budget_chars"])
     assert strategy == "csv"
     assert ",chargeback," in content
@@ -373,7 +365,7 @@ def test_csv_without_outliers_marks_none() -> None:
 
 
 def test_bordered_table_outliers_in_any_column() -> None:
-    text, meta = _case("218-mariadb-table-rows-in-set")
+    text, meta = corpus_case("218-mariadb-table-rows-in-set")
     strategy, content = _shrunk(text, meta["budget_chars"], meta["command"])
     assert strategy == "sql"
     assert content.count("| escalated |") == 2

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, design_cases
+from conftest import corpus_case, design_cases
 
 from klipui.shrink import Budget, Hint, Keep, Summary, shrink
 from klipui.shrink.reducers import csv as csv_reducer
@@ -20,15 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from shrink_quality import head_tail
 
 
-def case(name: str) -> tuple[str, dict]:
-    folder = CORPUS / name
-    return (folder / "output.txt").read_text(encoding="utf-8"), json.loads(
-        (folder / "meta.json").read_text(encoding="utf-8")
-    )
-
-
 def run_case(name: str, **kwargs: object) -> tuple[str, dict, object]:
-    text, meta = case(name)
+    text, meta = corpus_case(name)
     hint = Hint(tool=meta["tool"], command=meta["command"])
     out = shrink(text, hint, Budget(max_chars=meta["budget_chars"]), **kwargs)  # type: ignore[arg-type]
     return text, meta, out
@@ -52,7 +45,7 @@ def test_diff_keeps_the_hidden_non_mechanical_changes() -> None:
 
 
 def test_diff_plan_ranks_mechanical_renames_below_unique_changes() -> None:
-    text, _ = case("14-git-diff-jinja-rename")
+    text, _ = corpus_case("14-git-diff-jinja-rename")
     plan = diff.reduce(text, Hint(), Budget())
     assert plan
     lines = split_lines(text)
@@ -306,7 +299,7 @@ def test_outline_of_a_man_page() -> None:
     _, meta, out = run_case("23-man-git-rebase-prose")
     assert out.strategy == "outline"  # type: ignore[attr-defined]
     assert_keeps(out, meta)
-    text, _ = case("23-man-git-rebase-prose")
+    text, _ = corpus_case("23-man-git-rebase-prose")
     assert outline.detect(text, Hint(tool="bash"))
 
 
@@ -314,7 +307,7 @@ def test_outline_of_a_man_page() -> None:
 
 
 def test_semantic_keeps_the_blocks_about_the_query_in_order() -> None:
-    text, _ = case("23-man-git-rebase-prose")
+    text, _ = corpus_case("23-man-git-rebase-prose")
     out = shrink(text, Hint(tool="bash", query="autostash stash"), Budget(2500), only=["semantic"])
     assert out.strategy.startswith("semantic")
     assert "--autostash" in out.content

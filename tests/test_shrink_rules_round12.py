@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from conftest import corpus_case
 
 from klipui.shrink import Budget, Hint, shrink
 from klipui.shrink.salience import ECHO, ODD_VALUE, Scores
 from klipui.shrink.text import split
-
-CORPUS = Path(__file__).parent / "fixtures" / "corpus"
-
-
-def _case(name: str) -> tuple[str, dict]:
-    folder = CORPUS / name
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    return (folder / "output.txt").read_text(encoding="utf-8"), meta
 
 
 def _settings(overrides: dict[int, str]) -> list[str]:
@@ -39,7 +30,7 @@ def test_layered_settings_are_not_one_override() -> None:
 
 
 def test_git_config_show_origin_keeps_both_settings_of_the_overridden_identity() -> None:
-    text, meta = _case("1360-git-config-show-origin-included-work-identity")
+    text, meta = corpus_case("1360-git-config-show-origin-included-work-identity")
     hint = Hint(tool=meta["tool"], command=meta["command"])
     out = shrink(text, hint, Budget(max_chars=meta["budget_chars"])).content
     assert "home/.gitconfig\tuser.email=dana@whitfield-labs.example" in out
@@ -48,7 +39,7 @@ def test_git_config_show_origin_keeps_both_settings_of_the_overridden_identity()
 
 
 def test_a_json_object_keeps_its_name_and_version_before_its_last_key() -> None:
-    text, meta = _case("1229-pip-inspect-venv-editable-more-itertools")
+    text, meta = corpus_case("1229-pip-inspect-venv-editable-more-itertools")
     hint = Hint(tool=meta["tool"], command=meta["command"])
     out = shrink(text, hint, Budget(max_chars=meta["budget_chars"]))
     assert out.strategy == "json"
