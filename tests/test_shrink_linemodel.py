@@ -60,6 +60,11 @@ def test_the_nudge_is_bounded_spares_firm_lines_and_adds_only_likely_ones(
     assert set(score) <= set(nudged)
 
 
+def test_a_reducers_top_pieces_are_firm() -> None:
+    # salience imports the model, so the model cannot read the level from salience
+    assert linemodel.FIRM <= salience.PLANNED
+
+
 def test_training_reads_tuned_cases_only(tmp_path: Path) -> None:
     names = [p.name for p in sorted(CORPUS.iterdir()) if (p / "output.txt").is_file()]
     tuned = next(name for name in names if part_of(name) == "tuned")

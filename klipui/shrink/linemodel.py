@@ -34,9 +34,9 @@ MAX_NUDGE = 200
 coarse order (a strong signal stays above a routine line, a plan's line above a dropped one)."""
 FIRM = 880
 """Lines the rules rank this high (strong signals, summaries, exit statuses, the last line, a
-reducer's top pieces in its region) keep their order, and no nudged line rises to them: among
-them the later goes first, which is what an expert wants of retries, and a reducer that read the
-whole shape keeps what it chose (`git show`'s commit message)."""
+reducer's top pieces in its region: salience's `PLANNED`) keep their order, and no nudged line
+rises to them: among them the later goes first, which is what an expert wants of retries, and a
+reducer that read the whole shape keeps what it chose (`git show`'s commit message)."""
 LEVELS = (1, 300, 450, 540, 600, 700, 880, 950)
 """Upper bounds of the salience levels a line is put in (`s0` … `s8`)."""
 INTERACTING = frozenset(

@@ -181,6 +181,8 @@ _SETTING = re.compile(
 """A line that sets a key: the key (after origin columns ending in tabs, or commented out with
 `;` or `#`), then `=`, `=>` or `: `, then its value."""
 MIN_SETTINGS = 15
+SET_ONCE = 0.7
+"""A listing of settings sets at least this share of its keys once."""
 SETTING_CHARS = 240
 """A setting is read in the first this many characters of its line (a hostile line of tabs costs
 no more)."""
@@ -1006,7 +1008,7 @@ class Scores:
             if match:
                 found.setdefault(match.group(1), []).append((i, match.group(2)))
         once = sum(1 for uses in found.values() if len(uses) == 1)
-        if len(found) < MIN_SETTINGS or once < 0.7 * len(found):
+        if len(found) < MIN_SETTINGS or once < SET_ONCE * len(found):
             return
         changed = [
             uses
