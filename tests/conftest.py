@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -26,6 +27,13 @@ def sample_files(agent: str | None = None) -> list[Path]:
 def corpus_cases() -> list[Path]:
     """Every corpus case folder."""
     return sorted(p for p in CORPUS.iterdir() if (p / "output.txt").is_file())
+
+
+def fitted_strategy(kind: str) -> str:
+    """The strategy of an output whose plan fits: the reducer's name, `+salience` after it for a
+    reducer whose plan joins salience's ranking (`blend`)."""
+    module = importlib.import_module(f"klipui.shrink.reducers.{kind}")
+    return f"{kind}+salience" if getattr(module, "blend", False) else kind
 
 
 def corpus_case(name: str) -> tuple[str, dict]:

@@ -36,7 +36,7 @@ def _shrunk(text: str, max_chars: int, command: str | None = None) -> tuple[str,
 
 def test_ruby_cause_keeps_both_exceptions_and_the_first_user_frame_of_each() -> None:
     strategy, content = _shrunk(_shape("ruby-rescue-cause.txt"), 800)
-    assert strategy == "stacktrace"
+    assert strategy == "stacktrace+salience"
     assert "(Inventory::ParseError)" in content
     assert "(JSON::ParserError)" in content
     # the cause's trace starts in the json library: its first user frame is the one to keep
@@ -47,7 +47,7 @@ def test_ruby_cause_keeps_both_exceptions_and_the_first_user_frame_of_each() -> 
 
 def test_php_uncaught_exception_with_next_keeps_both_and_the_warning() -> None:
     strategy, content = _shrunk(_shape("php-uncaught-next.txt"), 1_000)
-    assert strategy == "stacktrace"
+    assert strategy == "stacktrace+salience"
     assert "PHP Fatal error:  Uncaught Shop\\PriceException" in content
     assert "Next LogicException: checkout failed for cart 8812" in content
     assert "#0 /tmp/fam/php/src/Cart.php(7): Shop\\Cart->lineTotal()" in content

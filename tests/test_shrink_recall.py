@@ -248,7 +248,7 @@ def test_the_message_above_a_valgrind_trace_is_kept() -> None:
     text = "\n".join(lines)
     budget = Budget(max_chars=2000)
     out = shrink(text, Hint(tool="bash", command="valgrind --tool=helgrind ./cache"), budget)
-    assert out.strategy == "stacktrace"
+    assert out.strategy == "stacktrace+salience"
     assert "Possible data race during read of size 8" in out.content
     assert lines[-1] in out.content
     check_rules(text, out, budget)

@@ -267,7 +267,7 @@ def test_the_record_a_trace_follows_is_kept() -> None:
     """The routine record just before a trace names the step that was running when it died."""
     text = _steps_then_crash()
     out = shrink(text, Hint(tool="bash", command="runner upgrade"), Budget(1_500))
-    assert out.strategy == "stacktrace"
+    assert out.strategy == "stacktrace+salience"
     assert "Running step 039 -> 040, task number 39" in out.content
     assert "StepFailed: the unique index could not be built" in out.content
 

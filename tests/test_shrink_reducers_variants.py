@@ -109,7 +109,7 @@ def test_valgrind_report_keeps_errors_first_and_last_leaks_and_summaries() -> No
     records = re.findall(r"^==\d+== (.* in loss record \d+ of 25)$", text, re.M)
     assert len(records) == 25
     strategy, content = _shrunk("valgrind-leaks.txt", 1_800, "valgrind --leak-check=full ./leaky")
-    assert strategy == "stacktrace"
+    assert strategy == "stacktrace+salience"
     for must in (
         "Invalid read of size 4",
         "at 0x109684: cfg_lookup (leaky.c:29)",
@@ -124,7 +124,7 @@ def test_valgrind_report_keeps_errors_first_and_last_leaks_and_summaries() -> No
 
 def test_asan_report_keeps_the_error_and_each_stack_header() -> None:
     strategy, content = _shrunk("asan.txt", 1_000, "./uaf_asan")
-    assert strategy == "stacktrace"
+    assert strategy == "stacktrace+salience"
     for must in (
         "ERROR: AddressSanitizer: heap-use-after-free",
         "#0 0x561c9b7be32e in sum /tmp/crash/uaf.c:7",
@@ -138,7 +138,7 @@ def test_asan_report_keeps_the_error_and_each_stack_header() -> None:
 
 def test_gdb_backtrace_keeps_signal_and_both_ends_of_the_stack() -> None:
     strategy, content = _shrunk("gdb-bt.txt", 900, "gdb -batch -ex run -ex bt ./deep")
-    assert strategy == "stacktrace"
+    assert strategy == "stacktrace+salience"
     for must in (
         "Program received signal SIGSEGV, Segmentation fault.",
         "#0  0x000055555555516a in walk (c=0x7fffffffe6d0, level=40) at deep.c:5",

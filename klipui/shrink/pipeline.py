@@ -812,6 +812,16 @@ def size_direction(hint: Hint) -> str:
     return size.direction(hint)
 
 
+def _blends(module: Reducer, pieces: list[_Piece], hint: Hint) -> bool:
+    """Whether a plan that fits still joins salience's ranking (the reducer's `blend`; never with
+    a query, which ranks by relevance, nor with summaries, which salience cannot place)."""
+    return (
+        getattr(module, "blend", False) is True
+        and not hint.query
+        and all(piece.summary is None for piece in pieces)
+    )
+
+
 def _overflow(module: Reducer, hint: Hint) -> str:
     direction = getattr(module, "overflow", "head")
     if direction == "hint":
@@ -1029,7 +1039,7 @@ def _fit(
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
-    if _fits(pieces, layout, max_chars, max_rows):
+    if _fits(pieces, layout, max_chars, max_rows) and not _blends(module, pieces, hint):
         return _Fit(pieces, "", label)
     suffix = ""
     if hint.query and name not in ("semantic", "size"):
@@ -1042,10 +1052,13 @@ def _fit(
                 return _Fit(pieces, suffix, "")
     layout.label = ""
     if all(piece.summary is None for piece in pieces):
-        keeps = tuple(Keep(piece.start, piece.end, 1) for piece in pieces)
+        blended = _blends(module, pieces, hint)
+        levels = sorted({piece.priority for piece in pieces}) if blended else []
+        rank = {priority: k for k, priority in enumerate(levels, 1)}
+        keeps = tuple(Keep(piece.start, piece.end, rank.get(piece.priority, 1)) for piece in pieces)
         region = segments.Region(0, len(lines), name, keeps)
         order = salience.order(
-            lines, hint, max_chars, [region] if name not in segments.GENERIC else []
+            lines, hint, max_chars, [region] if name not in segments.GENERIC else [], not blended
         )
         return _Fit(_fill([], layout, order, max_chars, max_rows)[0], f"{suffix}+salience", "")
     pieces = _cut_by_size(pieces, layout, max_chars, max_rows, direction)

@@ -8,7 +8,10 @@ records which input lines each output line came from (`Shrunk.kept`).
 Line indices are those of `klipui.shrink.text.split_lines(text)` (CRLF-aware; a trailing newline
 adds no line). Optional module attributes a reducer may set (see `klipui.shrink.pipeline`):
 `overflow` ("head" default, "tail", "both", "hint": which end survives when the plan is still over
-budget), `gap_label` (a word appended to its markers) and `describe` (a few words for the note).
+budget), `gap_label` (a word appended to its markers), `describe` (a few words for the note) and
+`blend` (True: a plan that fits still joins salience's ranking, its priorities kept, so strong
+signals and summaries outside it can take the place of its weakest pieces; for a reducer whose
+shape is often one part of a longer output).
 Detection should look at a bounded sample (`klipui.shrink.text.sample_lines`).
 """
 

@@ -1637,11 +1637,18 @@ or a table outlier, whose neighbours are just more rows) has its neighbours rank
 CONTEXT_STEP = 100
 
 
-def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region] = ()) -> Ranking:
+def order(
+    lines: Lines,
+    hint: Hint,
+    budget_chars: int,
+    regions: Sequence[Region] = (),
+    floor_first: bool = True,
+) -> Ranking:
     """Line indices of `lines`: first those a head+tail cut of under a third of the budget keeps
     (`budget_chars // FLOOR_SHARE` at the end, `// HEAD_FLOOR_SHARE` at the start), then the most
     salient and the context of what is kept, then every line from both ends inwards (a line may
-    come twice; the pipeline skips what it already keeps).
+    come twice; the pipeline skips what it already keeps). Without `floor_first` the blind
+    head+tail share is not put first (a plan that fits has chosen what it needs of the ends).
 
     In `regions` a reducer recognised, its plan decides: the lines it keeps at its top priority
     rank just below strong signals, its other kept lines as weak signals, and the lines it drops
@@ -1652,7 +1659,9 @@ def order(lines: Lines, hint: Hint, budget_chars: int, regions: Sequence[Region]
         return Ranking(lines, (), iter(()), iter(()))
     share = budget_chars // FLOOR_SHARE if budget_chars else 0
     head_share = budget_chars // HEAD_FLOOR_SHARE if budget_chars else 0
-    floor = list(_interleave(*_end_lines(lines, head_share, share))) if share else []
+    floor = (
+        list(_interleave(*_end_lines(lines, head_share, share))) if share and floor_first else []
+    )
     scores = Scores(lines, hint, budget_chars)
     novel = _novel(lines)
     # the model reads the levels the scan gave, before the plan and the ends move them

@@ -34,6 +34,9 @@ from klipui.shrink.reducers._patterns import (
 name = "stacktrace"
 describe = "exception messages, causes and user frames kept, dependency frames dropped"
 overflow = "both"
+blend = True
+"""A trace is often one part of a longer output (a tool's report, a summary after it): its plan
+joins salience's ranking even when it fits, so what it did not read can still be kept."""
 
 _FRAME = line_regex(
     r"^(?:\s+at \S.*"
