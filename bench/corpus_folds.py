@@ -31,8 +31,10 @@ on 2026-12-07 at commit f08fae2: shrink_quality_fresh_1400-1479.json), then case
 (fresh 0.790, measured on 2026-12-07 at commit 670e7e0: shrink_quality_fresh_1500-1579.json),
 then cases 1600-1679 (fresh 0.703 on 79 cases, measured on 2026-12-07 at commit 512f1b3:
 shrink_quality_fresh_1600-1679.json), then cases 1700-1779 (fresh 0.790, measured on 2026-12-07
-at commit 34b718b, the engine of 3fe2833: shrink_quality_fresh_1700-1779.json); all are now in
-the folds. `FRESH` names the range of the next batch (1800-1899).
+at commit 34b718b, the engine of 3fe2833: shrink_quality_fresh_1700-1779.json), then cases
+1800-1879 (fresh 0.788, measured on 2026-12-07 at commit 201406d, the engine of eef728d:
+shrink_quality_fresh_1800-1879.json); all are now in the folds. `FRESH` names the range of the
+next batch (1900-1999).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -46,7 +48,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(1800, 1900)
+FRESH = range(1900, 2000)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 
