@@ -1052,17 +1052,31 @@ def _fit(
                 return _Fit(pieces, suffix, "")
     layout.label = ""
     if all(piece.summary is None for piece in pieces):
-        blended = _blends(module, pieces, hint)
-        levels = sorted({piece.priority for piece in pieces}) if blended else []
-        rank = {priority: k for k, priority in enumerate(levels, 1)}
-        keeps = tuple(Keep(piece.start, piece.end, rank.get(piece.priority, 1)) for piece in pieces)
-        region = segments.Region(0, len(lines), name, keeps)
-        order = salience.order(
-            lines, hint, max_chars, [region] if name not in segments.GENERIC else [], not blended
-        )
-        return _Fit(_fill([], layout, order, max_chars, max_rows)[0], f"{suffix}+salience", "")
+        kept = _ranked_by_salience(pieces, module, layout, hint, max_chars, max_rows)
+        return _Fit(kept, f"{suffix}+salience", "")
     pieces = _cut_by_size(pieces, layout, max_chars, max_rows, direction)
     return _Fit(pieces, f"{suffix}+size", "")
+
+
+def _ranked_by_salience(
+    pieces: list[_Piece],
+    module: Reducer,
+    layout: _Layout,
+    hint: Hint,
+    max_chars: int,
+    max_rows: int,
+) -> list[_Piece]:
+    """The lines salience ranks first, the plan's pieces a region it follows: all alike when the
+    plan overflowed, by their own priorities and without the blind ends first when it blends."""
+    blended = _blends(module, pieces, hint)
+    levels = sorted({piece.priority for piece in pieces}) if blended else []
+    rank = {priority: k for k, priority in enumerate(levels, 1)}
+    keeps = tuple(Keep(piece.start, piece.end, rank.get(piece.priority, 1)) for piece in pieces)
+    lines = layout.lines
+    region = segments.Region(0, len(lines), module.name, keeps)
+    regions = [region] if module.name not in segments.GENERIC else []
+    order = salience.order(lines, hint, max_chars, regions, not blended)
+    return _fill([], layout, order, max_chars, max_rows)[0]
 
 
 def _identity(text: str) -> Shrunk:
