@@ -22,7 +22,7 @@ def test_a_trace_inside_a_report_keeps_the_reports_summary() -> None:
     assert "ERR recast/printer.js Transformation error (Cannot set prope" in shrunk.content
 
 
-def test_a_trace_alone_keeps_its_message_and_the_users_frames() -> None:
+def test_a_trace_after_a_verbose_run_keeps_the_runs_scores() -> None:
     text, meta = corpus_case("831-sklearn-pipeline-verbose-nan-input")
     shrunk = shrink(text, _hint(meta), Budget(max_chars=meta["budget_chars"]))
     assert shrunk.strategy == "stacktrace+salience"

@@ -2,9 +2,10 @@
 shows (its salience level, how often its template repeats, where it sits, its length, its
 punctuation, its words).
 
-The weights (`klipui.shrink.line_weights`) are a logistic regression fitted by
-`bench/train_line_model.py` on the tuned folds of the corpus alone: every line of a tuned case
-is labelled by whether it holds one of the case's must-keep strings. `nudged` adds
+The weights (`klipui.shrink.line_weights`) are fitted by `bench/train_line_model.py` on the
+tuned folds of the corpus alone: every line of a tuned case is labelled by whether it holds one
+of the case's must-keep strings, the weights rank a case's must-keep lines above its other lines,
+and a one-feature logistic regression scales that ranking to log-odds. `nudged` adds
 `SCALE * log-odds` to each line's salience, so within a level the likelier line goes first, a
 line the rules scored nothing can still rise, and a routine one sinks. Outputs longer than
 `MAX_LINES` lines are ranked by salience alone.

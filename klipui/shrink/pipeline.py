@@ -813,8 +813,9 @@ def size_direction(hint: Hint) -> str:
 
 
 def _blends(module: Reducer, pieces: list[_Piece], hint: Hint) -> bool:
-    """Whether a plan that fits still joins salience's ranking (the reducer's `blend`; never with
-    a query, which ranks by relevance, nor with summaries, which salience cannot place)."""
+    """Whether the plan joins salience's ranking with its own priorities, even when it fits (the
+    reducer's `blend`; never with a query, which ranks by relevance, nor with summaries, which
+    salience cannot place)."""
     return (
         getattr(module, "blend", False) is True
         and not hint.query
@@ -1039,7 +1040,8 @@ def _fit(
     pieces = _drop_by_priority(pieces, layout, max_chars, max_rows, direction, relevance)
     if len(pieces) < planned:
         label = layout.label = ""  # the gaps now hold more than what the label names
-    if _fits(pieces, layout, max_chars, max_rows) and not _blends(module, pieces, hint):
+    blended = _blends(module, pieces, hint)
+    if _fits(pieces, layout, max_chars, max_rows) and not blended:
         return _Fit(pieces, "", label)
     suffix = ""
     if hint.query and name not in ("semantic", "size"):
@@ -1052,7 +1054,7 @@ def _fit(
                 return _Fit(pieces, suffix, "")
     layout.label = ""
     if all(piece.summary is None for piece in pieces):
-        kept = _ranked_by_salience(pieces, module, layout, hint, max_chars, max_rows)
+        kept = _ranked_by_salience(pieces, module.name, blended, layout, hint, max_chars, max_rows)
         return _Fit(kept, f"{suffix}+salience", "")
     pieces = _cut_by_size(pieces, layout, max_chars, max_rows, direction)
     return _Fit(pieces, f"{suffix}+size", "")
@@ -1060,21 +1062,22 @@ def _fit(
 
 def _ranked_by_salience(
     pieces: list[_Piece],
-    module: Reducer,
+    name: str,
+    blended: bool,
     layout: _Layout,
     hint: Hint,
     max_chars: int,
     max_rows: int,
 ) -> list[_Piece]:
-    """The lines salience ranks first, the plan's pieces a region it follows: all alike when the
-    plan overflowed, by their own priorities and without the blind ends first when it blends."""
-    blended = _blends(module, pieces, hint)
+    """The lines salience ranks first, the plan's pieces (of reducer `name`) a region it follows:
+    all alike when the plan overflowed, by their own priorities and without the blind ends first
+    when it is `blended`."""
     levels = sorted({piece.priority for piece in pieces}) if blended else []
     rank = {priority: k for k, priority in enumerate(levels, 1)}
     keeps = tuple(Keep(piece.start, piece.end, rank.get(piece.priority, 1)) for piece in pieces)
     lines = layout.lines
-    region = segments.Region(0, len(lines), module.name, keeps)
-    regions = [region] if module.name not in segments.GENERIC else []
+    region = segments.Region(0, len(lines), name, keeps)
+    regions = [region] if name not in segments.GENERIC else []
     order = salience.order(lines, hint, max_chars, regions, not blended)
     return _fill([], layout, order, max_chars, max_rows)[0]
 
