@@ -111,18 +111,14 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "1112-git-grep-p-isatty-function-context",
         "1117-vitest-run-ufo-trailing-slash-options-object",
         "1122-vitest-verbose-coverage-report-on-failure",
-        "1123-grep-rn-fixme-xxx-venv-swamps-one-src-hit",
         "1124-read-ufo-src-utils-ts-with-helper",
         "1126-git-log-p-S-readascsv-pflag-pickaxe",
         "1131-coverage-run-pytest-report-skip-covered-sort",
         "1132-git-diff-word-diff-8.3.0-8.3.1-src",
-        "1162-cpplint-recursive-one-strcpy-among-style",
         "1168-ocaml-toplevel-batch-type-errors",
         # the fresh batch 1200-1279, as measured when it was merged
         "1211-read-semver-range-js-testset",
         "1231-git-bisect-run-pytest-v-mark-ends",
-        "1232-go-tool-cover-func-pflag",
-        "1254-pyflakes-unused-imports-one-undefined-name",
         "1273-timeout-verbose-deadlocked-workers",
         # the fresh batch 1300-1379, as measured when it was merged
         "1324-mypy-stubtest-stub-drift-runtime-helpers",
@@ -149,7 +145,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "1561-r-cmd-check-as-cran-tariffs-test-error-codoc-warnings",
         "1574-premake4-gmake-make-k-core-warnings-net-missing-header",
         # the fresh batch 1600-1679, as measured when it was merged
-        "1616-grep-rn-not-connected-networkx-find-graph-is-not-connected-raise",
         "1642-xenon-b-B-agate-babel-jwt-86-violations-three-rank-f",
         "1644-deadcode-agate-babel-jwt-137-unused-broken-symlink-errors",
         "1651-testssl-loopback-s-server-seclevel0-selfsigned-rsa1024",
@@ -180,7 +175,6 @@ KNOWN_BELOW_HEAD_TAIL = frozenset(
         "376-mariadb-dump-verbose-invalid-view",
         "439-augtool-print-tree-parse-errors",
         # cases 1800-1879, below head+tail once in the folds (refit)
-        "1807-eslint8-no-eslintrc-cli-rules-unix-format-semver-three-errors",
         "1810-pip-install-dry-run-report-json-requests-socks-urllib3-pin",
         "1811-git-rebase-verbose-status-diff-tabulate-crlf-whole-file-conflict",
         "1815-hyperfine-export-csv-tabulate-36-formats-typo-format-fastest-row",

@@ -2,7 +2,11 @@
 
 Keeps every match that looks like a definition (class, def, function, type...) when such
 matches are rare, the first two matches of each file, and adds `[path: N matches]` for each file
-with more; the other matches go first when the budget is tight.
+with more; the other matches go first when the budget is tight. Matches that say the same thing
+(numbers, ids and quoted names aside) three times or more are not each a file's first matches:
+the ones between the first and the last of them go with the other matches; when such repeats
+make up most of the output (a linter's findings across files), the matches that say something
+else stand out. The per-file counts give way before any match.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import re
 
 from klipui.shrink.plan import Budget, Hint, Keep, Plan, Summary
+from klipui.shrink.reducers._patterns import kind
 from klipui.shrink.text import sample_lines, split_lines
 
 name = "grep"
@@ -19,6 +24,11 @@ overflow = "head"
 MIN_LINES = 20
 FIRST_MATCHES = 2
 RARE_DEFINITIONS = 0.25
+REPEATS = 3
+"""Matches of one kind from this many on are repeats."""
+REPETITIVE = 0.5
+"""Share of the matches that are repeats from which the other matches stand out."""
+SUMMARY, STANDOUT = 2, 4
 _MATCH = re.compile(r"(?=[^\[(<\d]|[^\s:]*[/.])([^:\s](?:[^:\s]| (?! ))*?)([:-])(\d+)\2(.*)")
 """`path:line:text` (or `path-line-text` for context lines: group 2 is the separator). A path
 starts with neither a bracket nor a digit unless it holds a `/` or a `.`, so that a timestamp
@@ -63,12 +73,13 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     top, nested = (6, 5) if rare else (3, 3)
     priority = [OTHER] * len(lines)
     _rank_others(lines, parsed, priority)
+    by_kind = _match_kinds(parsed, is_match)
     plan: Plan = []
     for path, start, end in files:
         count = sum(is_match[start:end])
         if count > FIRST_MATCHES:
             label = "match" if count == 1 else "matches"
-            plan.append(Summary((f"[{path}: {count:,} {label}]",), start, start, 4))
+            plan.append(Summary((f"[{path}: {count:,} {label}]",), start, start, SUMMARY))
         seen = 0
         for i in range(start, end):
             m = parsed[i]
@@ -77,9 +88,10 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
             elif not is_match[i]:
                 priority[i] = 0  # context
             elif _is_def(m):
-                priority[i] = top if not m[4][:1].isspace() else nested
+                defined = top if not m[4][:1].isspace() else nested
+                priority[i] = min(defined, by_kind.get(i, defined))
             else:
-                priority[i] = 2 if seen < FIRST_MATCHES else 1
+                priority[i] = by_kind.get(i, 2 if seen < FIRST_MATCHES else 1)
                 seen += 1
     last = max((i for i, hit in enumerate(is_match) if hit), default=-1)
     if last >= 0:
@@ -96,6 +108,27 @@ matches`): the first and last of each kind, the others at the bottom."""
 
 def _is_def(m: re.Match[str] | None) -> bool:
     return m is not None and _DEFINITION.match(m[4]) is not None
+
+
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+
+
+def _match_kinds(parsed: list[re.Match[str] | None], is_match: list[bool]) -> dict[int, int]:
+    """Priorities the kind of a match's text decides: the middle repeats of a kind at 1; when
+    repeats are most of the matches, the matches of a rarer kind at `STANDOUT`."""
+    kinds: dict[str, list[int]] = {}
+    for i, m in enumerate(parsed):
+        if m is not None and is_match[i]:
+            kinds.setdefault(kind(_QUOTED.sub("''", m[4])), []).append(i)
+    repeats = sum(len(same) for same in kinds.values() if len(same) >= REPEATS)
+    standout = repeats >= REPETITIVE * sum(is_match)
+    out: dict[int, int] = {}
+    for same in kinds.values():
+        if len(same) >= REPEATS:
+            out.update((i, 1) for i in same[1:-1])
+        elif standout:
+            out.update((i, STANDOUT) for i in same)
+    return out
 
 
 def _rank_others(lines: list[str], parsed: list[re.Match[str] | None], priority: list[int]) -> None:
