@@ -5,7 +5,7 @@ from __future__ import annotations
 from conftest import corpus_case
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.reducers import grep
+from klipui.shrink.reducers import grep, json
 from klipui.shrink.text import split_lines
 
 PYFLAKES = "1254-pyflakes-unused-imports-one-undefined-name"
@@ -39,3 +39,27 @@ def test_repeats_between_the_first_and_last_are_not_a_files_first_matches() -> N
     assert all(priority[i] < priority[same[0]] for i in same[1:-1])
     path = [line.split(":", 1)[0] for line in lines]
     assert any(path[i - 1] != path[i] for i in same[1:-1])  # some are their file's first match
+
+
+def test_a_compact_report_followed_by_its_exit_status_keeps_the_file_with_errors() -> None:
+    content, meta = _shrunk("1119-eslint-f-json-ufo-new-helper-three-problems")
+    assert all(keep in content for keep in meta["must_keep"])
+    assert content.endswith("exit=1\n")
+
+
+def test_json_lines_followed_by_an_exit_status_stay_with_their_reducer() -> None:
+    text, meta = corpus_case("1504-go-test-json-four-packages-discount-qty-100-tier-typo")
+    hint = Hint(tool=meta["tool"], command=meta["command"])
+    assert text.rstrip().endswith("exit=1")
+    assert not json.detect(text, hint)
+
+
+def test_the_items_that_stand_out_are_picked_from_anywhere_in_a_long_array() -> None:
+    clean = {"file": "a.js", "messages": [], "errors": 0}
+    items = [{**clean, "file": f"f{i}.js"} for i in range(40)]
+    items[29] = {"file": "bad.js", "messages": [{"rule": "no-undef"}], "errors": 1}
+    odd = json._oddity(items)
+    assert odd[29] == 2 and sum(odd) == 2
+    picked = json._picked(items, odd)
+    assert 29 in picked and picked[0] == 0 and picked[-1] == 39
+    assert json._picked(items, [0] * 40) == [0, 1, 2, 39]

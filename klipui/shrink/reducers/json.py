@@ -67,7 +67,28 @@ def detect(text: str, hint: Hint) -> bool:
     path = (hint.path or "").lower()
     if path.endswith((".json", ".jsonl")):
         return True
-    return text[-1000:].rstrip().endswith(("}", "]"))
+    if text[-TRAILER_CHARS:].rstrip().endswith(("}", "]")):
+        return True
+    return text.count("\n", 0, len(text) - 1) <= TRAILER_LINES and (
+        _value_end(split_lines(text[-TRAILER_CHARS:])) is not None
+    )
+
+
+TRAILER_LINES = 3
+"""Short lines a compact value (one line) may be followed by (an exit status, a last word)."""
+TRAILER_CHARS = 1_000
+
+
+def _value_end(lines: list[str]) -> int | None:
+    """How many of `lines` (the end of a text) a JSON value ends within: all of them, or all but
+    up to `TRAILER_LINES` short lines after it; None when the text ends otherwise."""
+    for trailing in range(min(TRAILER_LINES, len(lines) - 1) + 1):
+        end = len(lines) - trailing
+        if lines[end - 1].rstrip().endswith(("}", "]")):
+            return end
+        if len(lines[end - 1]) > TRAILER_CHARS // 4:
+            return None
+    return None
 
 
 _SAMPLE_CHILDREN = max(ARRAY_KEEP, OBJECT_KEEP) + 1
@@ -279,9 +300,7 @@ def _sampled(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list):
         if len(value) <= ARRAY_WHOLE:
             return [_sampled(v, depth + 1) for v in value]
-        kept = [_sampled(v, depth + 1) for v in value[:ARRAY_KEEP]]
-        last = _sampled(value[-1], depth + 1)
-        return [*kept, f"... {len(value) - ARRAY_KEEP - 1:,} more items ...", last]
+        return [item for item, _ in _sampled_items(value, depth)]
     if isinstance(value, dict):
         items = list(value.items())
         if len(items) <= OBJECT_WHOLE:
@@ -293,6 +312,51 @@ def _sampled(value: Any, depth: int = 0) -> Any:
         head = safe_slice(value, STRING_MAX)
         return f"{head}... (+{plural(len(value) - len(head), 'char')})"
     return value
+
+
+def _sampled_items(value: list[Any], depth: int = 0) -> list[tuple[Any, int]]:
+    """The sampled items of a long array, with how much each stands out (`_oddity`); a gap
+    between them as a `"... N more items ..."` string (standing out 0)."""
+    odd = _oddity(value)
+    out: list[tuple[Any, int]] = []
+    previous = -1
+    for i in _picked(value, odd):
+        if i > previous + 1:
+            out.append((f"... {i - previous - 1:,} more items ...", 0))
+        out.append((_sampled(value[i], depth + 1), odd[i]))
+        previous = i
+    return out
+
+
+def _picked(items: list[Any], odd: list[int]) -> list[int]:
+    """The items of a long array to show: its first `ARRAY_KEEP` and its last; for an array of
+    objects where some stand out (a value unlike the one most of them hold for a key: the file
+    with errors among clean ones), its first, the `ARRAY_KEEP` that stand out most, and its last."""
+    standing_out = sorted((i for i, score in enumerate(odd) if score), key=lambda i: -odd[i])
+    if not standing_out:
+        return [*range(ARRAY_KEEP), len(items) - 1]
+    return sorted({0, *standing_out[:ARRAY_KEEP], len(items) - 1})
+
+
+def _oddity(items: list[Any]) -> list[int]:
+    """For each item, how many of its keys hold a value unlike the one most items hold (values
+    compared by shape: a scalar itself, a container by whether it is empty); 0 for all when the
+    items are not all objects."""
+    if not all(isinstance(item, dict) for item in items):
+        return [0] * len(items)
+    shapes = [{key: _shape(value) for key, value in item.items()} for item in items]
+    usual: dict[str, object] = {}
+    for key in set().union(*shapes):
+        common, count = Counter(shape.get(key) for shape in shapes).most_common(1)[0]
+        if count * 2 > len(items):
+            usual[key] = common
+    return [sum(1 for key, common in usual.items() if shape.get(key) != common) for shape in shapes]
+
+
+def _shape(value: Any) -> object:
+    if isinstance(value, dict | list):
+        return bool(value)
+    return value if isinstance(value, int | float | bool) or value is None else str(value)[:200]
 
 
 _HTTP_STATUS = re.compile(r"^HTTP/\d(?:\.\d)? \d{3}\b")
@@ -313,34 +377,57 @@ def _http_body(lines: list[str]) -> int | None:
     return None
 
 
-def _compact(value: Any, spaced: bool) -> list[str]:
+def _compact(value: Any, spaced: bool) -> list[tuple[str, int]]:
     """A sampled value rendered as it came, on one line but for one top-level key or item a
-    line; `spaced` for `", "` and `": "` separators (Python's default), else none."""
-    sampled = _sampled(value)
+    line (and one item a line of a long array a top-level key holds), each with a priority: how
+    much an item stands out among its array's (`_oddity`), else 0; `spaced` for `", "` and
+    `": "` separators (Python's default), else none."""
     separators = (", ", ": ") if spaced else (",", ":")
 
     def dump(v: Any) -> str:
         return jsonlib.dumps(v, ensure_ascii=False, separators=separators)
 
-    if isinstance(sampled, dict) and sampled:
-        items = [f"{dump(k)}{separators[1]}{dump(v)}" for k, v in sampled.items()]
-    elif isinstance(sampled, list) and sampled:
-        items = [dump(v) for v in sampled]
-    else:
-        return [dump(sampled)]
-    opening, closing = ("{", "}") if isinstance(sampled, dict) else ("[", "]")
-    rows = [item + "," for item in items[:-1]] + [items[-1] + closing]
-    rows[0] = opening + rows[0]
+    def items_of(array: list[Any]) -> list[tuple[str, int]]:
+        if len(array) <= ARRAY_WHOLE:
+            odd = _oddity(array)
+            return [(dump(_sampled(v, 1)), score) for v, score in zip(array, odd, strict=True)]
+        return [(dump(item), odd) for item, odd in _sampled_items(array)]
+
+    if isinstance(value, list) and value:
+        return _rows("[", items_of(value), "]")
+    if not isinstance(value, dict) or not value:
+        return [(dump(_sampled(value)), 0)]
+    rows: list[tuple[str, int]] = []
+    for key, v in _sampled(value).items():
+        lead = f"{dump(key)}{separators[1]}"
+        array = value.get(key)
+        if isinstance(array, list) and len(array) > 1 and len(dump(v)) > SPLIT_ROW:
+            rows.extend(_rows(lead + "[", items_of(array), "],"))
+        else:
+            rows.append((lead + dump(v) + ",", 0))
+    rows[0] = ("{" + rows[0][0], rows[0][1])
+    rows[-1] = (rows[-1][0].removesuffix(",") + "}", rows[-1][1])
     return rows
+
+
+SPLIT_ROW = 400
+"""A top-level key's array rendered longer than this gets one line an item."""
+
+
+def _rows(opening: str, items: list[tuple[str, int]], closing: str) -> list[tuple[str, int]]:
+    """`items` one a line between `opening` and `closing`, commas between them."""
+    rows = [(row + ",", p) for row, p in items[:-1]] + [(items[-1][0] + closing, items[-1][1])]
+    return [(opening + rows[0][0], rows[0][1]), *rows[1:]]
 
 
 def _summary_plan(value: Any, n: int, compact: bool = False, spaced: bool = True) -> Plan:
     if compact:
         rendered = _compact(value, spaced)
     else:
-        rendered = jsonlib.dumps(_sampled(value), indent=2, ensure_ascii=False).split("\n")
-    plan: Plan = [Summary((line,), 0, 0, priority=0) for line in rendered[:-1]]
-    plan.append(Summary((rendered[-1],), 0, n, priority=0))
+        lines = jsonlib.dumps(_sampled(value), indent=2, ensure_ascii=False).split("\n")
+        rendered = [(line, 0) for line in lines]
+    plan: Plan = [Summary((line,), 0, 0, priority) for line, priority in rendered[:-1]]
+    plan.append(Summary((rendered[-1][0],), 0, n, rendered[-1][1]))
     return plan
 
 
@@ -363,16 +450,23 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         # (one value, every bracket closed); parsing the whole value as well would cost more
         # than the rest of the reduction and add nothing to the plan.
         return _line_plan(lines, text)
+    end = _value_end(lines[-TRAILER_LINES - 1 :])
+    if end is None:
+        return None
+    end += max(0, len(lines) - TRAILER_LINES - 1)
+    value_text = "\n".join(lines[:end]) if end < len(lines) else text
     try:
-        value = jsonlib.loads(text)
+        value = jsonlib.loads(value_text)
     except (ValueError, RecursionError):
         return None
     if not isinstance(value, dict | list):
         return None
-    compact = "\n" not in text.strip()
-    plan = _summary_plan(value, len(lines), compact, spaced='": ' in text[:2000])
+    compact = "\n" not in value_text.strip()
+    plan = _summary_plan(value, end, compact, spaced='": ' in text[:2000])
     rendered_chars = sum(len(p.lines[0]) + 1 for p in plan if isinstance(p, Summary))
-    return plan if rendered_chars < len(text) else None
+    if rendered_chars >= len(value_text):
+        return None
+    return plan + ([Keep(end, len(lines), TOP)] if end < len(lines) else [])
 
 
 # ---------------------------------------------------------------------------------------------
