@@ -37,8 +37,10 @@ shrink_quality_fresh_1800-1879.json), then cases 1900-1979 (fresh 0.614, measure
 2026-12-07 at commit 1d7c225, the engine of 1f2bbca: shrink_quality_fresh_1900-1979.json), then
 cases 2000-2059 (fresh 0.775 on 52 cases, measured on 2026-12-07 at commit 387a980, the engine
 of cfa4117: shrink_quality_fresh_2000-2059.json), then cases 2100-2179 (fresh 0.721, measured on
-2026-12-07 at commit a058798, the engine of 0ec40d7: shrink_quality_fresh_2100-2179.json); all
-are now in the folds. `FRESH` names the range of the next batch (2200-2299).
+2026-12-07 at commit a058798, the engine of 0ec40d7: shrink_quality_fresh_2100-2179.json), then
+cases 2200-2279 (fresh 0.776, measured on 2026-12-07 at commit b9a0c9d, the engine of cf5bb87:
+shrink_quality_fresh_2200-2279.json); all are now in the folds. `FRESH` names the range of the
+next batch (2300-2399).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -52,7 +54,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(2200, 2300)
+FRESH = range(2300, 2400)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 
