@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conftest import corpus_case
+from conftest import corpus_case, corpus_cases
 
 from klipui.shrink import Budget, Hint, shrink
-from klipui.shrink.reducers import grep, json
+from klipui.shrink.reducers import grep, json, outline
 from klipui.shrink.text import split_lines
 
 PYFLAKES = "1254-pyflakes-unused-imports-one-undefined-name"
@@ -63,3 +63,13 @@ def test_the_items_that_stand_out_are_picked_from_anywhere_in_a_long_array() -> 
     picked = json._picked(items, odd)
     assert 29 in picked and picked[0] == 0 and picked[-1] == 39
     assert json._picked(items, [0] * 40) == [0, 1, 2, 39]
+
+
+def test_a_command_reporting_errors_is_no_document_for_the_outline() -> None:
+    case = next(c.name for c in corpus_cases() if c.name.startswith("2320-capnp-compile"))
+    text, meta = corpus_case(case)
+    assert not outline.detect(text, Hint(tool=meta["tool"], command=meta["command"]))
+    content, _ = _shrunk(case)
+    assert all(keep in content for keep in meta["must_keep"])
+    man, _ = corpus_case("23-man-git-rebase-prose")
+    assert outline.detect(man, Hint(tool="bash"))

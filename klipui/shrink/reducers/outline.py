@@ -123,7 +123,12 @@ def detect(text: str, hint: Hint) -> bool:
     if reading:
         definitions += sum(1 for _ in _C_DEFINITION.finditer("\n".join(lines)))
         return headings + definitions >= 2
-    return headings >= 3 and not _records(bodies)
+    return headings >= 3 and not _records(bodies) and not any(map(_DIAGNOSTIC.match, lines))
+
+
+_DIAGNOSTIC = re.compile(r"\S+:\d+[\d:.-]*:? (?:fatal )?error\b|(?:FAILED|ERROR|FATAL)\b[: ]")
+"""A compiler's `path:line:col: error` or a line that starts with a failure: a command's output
+reporting errors is no document, whatever headings it prints."""
 
 
 _BANNER = re.compile(r"#+(?:\s|$)")
