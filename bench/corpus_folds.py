@@ -40,8 +40,10 @@ of cfa4117: shrink_quality_fresh_2000-2059.json), then cases 2100-2179 (fresh 0.
 2026-12-07 at commit a058798, the engine of 0ec40d7: shrink_quality_fresh_2100-2179.json), then
 cases 2200-2279 (fresh 0.776, measured on 2026-12-07 at commit b9a0c9d, the engine of cf5bb87:
 shrink_quality_fresh_2200-2279.json), then cases 2300-2379 (fresh 0.704, measured on 2026-12-07
-at commit 45cc692, the engine of be4e7fa: shrink_quality_fresh_2300-2379.json); all are now in the
-folds. `FRESH` names the range of the next batch (2400-2499).
+at commit 45cc692, the engine of be4e7fa: shrink_quality_fresh_2300-2379.json), then cases
+2400-2479 (fresh 0.735, measured on 2026-12-07 at commit 1157642, the engine of ab2322f:
+shrink_quality_fresh_2400-2479.json); all are now in the folds. `FRESH` names the range of the
+next batch (2500-2599).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -55,7 +57,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(2400, 2500)
+FRESH = range(2500, 2600)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 
