@@ -73,3 +73,12 @@ def test_a_command_reporting_errors_is_no_document_for_the_outline() -> None:
     assert all(keep in content for keep in meta["must_keep"])
     man, _ = corpus_case("23-man-git-rebase-prose")
     assert outline.detect(man, Hint(tool="bash"))
+
+
+def test_a_definition_among_repeated_findings_keeps_its_own_priority() -> None:
+    rows = [f"pkg/m{f}.py:{i}:1: 'os' imported but unused\n" for f in range(30) for i in (1, 2)]
+    rows.insert(31, "pkg/core.py:7:class Ledger:\n")
+    plan = grep.reduce("".join(rows), Hint(tool="grep"), Budget(max_chars=1500))
+    assert plan is not None
+    priority = {i: piece.priority for piece in plan for i in range(piece.start, piece.end)}
+    assert priority[31] > grep.STANDOUT

@@ -6,7 +6,7 @@ with more; the other matches go first when the budget is tight. Matches that say
 (numbers, ids and quoted names aside) three times or more are not each a file's first matches:
 the ones between the first and the last of them go with the other matches; when such repeats
 make up most of the output (a linter's findings across files), the matches that say something
-else stand out. The per-file counts give way before any match.
+else stand out. The per-file counts rank with each file's first matches.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ REPEATS = 3
 """Matches of one kind from this many on are repeats."""
 REPETITIVE = 0.5
 """Share of the matches that are repeats from which the other matches stand out."""
-SUMMARY, STANDOUT = 2, 4
+SUMMARY, STANDOUT, REPEATED = 2, 4, 1
 _MATCH = re.compile(r"(?=[^\[(<\d]|[^\s:]*[/.])([^:\s](?:[^:\s]| (?! ))*?)([:-])(\d+)\2(.*)")
 """`path:line:text` (or `path-line-text` for context lines: group 2 is the separator). A path
 starts with neither a bracket nor a digit unless it holds a `/` or a `.`, so that a timestamp
@@ -89,7 +89,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
                 priority[i] = 0  # context
             elif _is_def(m):
                 defined = top if not m[4][:1].isspace() else nested
-                priority[i] = min(defined, by_kind.get(i, defined))
+                priority[i] = REPEATED if by_kind.get(i) == REPEATED else defined
             else:
                 priority[i] = by_kind.get(i, 2 if seen < FIRST_MATCHES else 1)
                 seen += 1
@@ -114,8 +114,9 @@ _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
 
 def _match_kinds(parsed: list[re.Match[str] | None], is_match: list[bool]) -> dict[int, int]:
-    """Priorities the kind of a match's text decides: the middle repeats of a kind at 1; when
-    repeats are most of the matches, the matches of a rarer kind at `STANDOUT`."""
+    """Priorities the kind of a match's text decides: the middle repeats of a kind at
+    `REPEATED`; when repeats are most of the matches, the matches of a rarer kind at `STANDOUT`
+    (a definition keeps its own, higher priority unless it is such a middle repeat)."""
     kinds: dict[str, list[int]] = {}
     for i, m in enumerate(parsed):
         if m is not None and is_match[i]:
@@ -125,7 +126,7 @@ def _match_kinds(parsed: list[re.Match[str] | None], is_match: list[bool]) -> di
     out: dict[int, int] = {}
     for same in kinds.values():
         if len(same) >= REPEATS:
-            out.update((i, 1) for i in same[1:-1])
+            out.update((i, REPEATED) for i in same[1:-1])
         elif standout:
             out.update((i, STANDOUT) for i in same)
     return out

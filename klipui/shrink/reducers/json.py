@@ -450,10 +450,9 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
         # (one value, every bracket closed); parsing the whole value as well would cost more
         # than the rest of the reduction and add nothing to the plan.
         return _line_plan(lines, text)
-    end = _value_end(lines[-TRAILER_LINES - 1 :])
+    end = _value_end(lines)
     if end is None:
         return None
-    end += max(0, len(lines) - TRAILER_LINES - 1)
     value_text = "\n".join(lines[:end]) if end < len(lines) else text
     try:
         value = jsonlib.loads(value_text)
