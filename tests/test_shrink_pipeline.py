@@ -51,9 +51,9 @@ def test_split_lines_rules() -> None:
 
 
 def test_marker_counts_and_plurals() -> None:
-    assert marker(15903, 401) == "... 15,903 characters, 401 lines omitted ..."
-    assert marker(1, 1) == "... 1 character, 1 line omitted ..."
-    assert marker(10, 2, "unchanged") == "... 10 characters, 2 lines omitted ... (unchanged)"
+    assert marker(15903, 401) == "[… 401 lines, 15,903 chars]"
+    assert marker(1, 1) == "[… 1 line, 1 char]"
+    assert marker(10, 2, "unchanged") == "[… 2 lines, 10 chars] (unchanged)"
 
 
 @pytest.mark.parametrize(
@@ -111,9 +111,9 @@ def test_fallback_is_salience_and_keeps_both_ends(hint: Hint) -> None:
 def test_head_tail_reference_example_counts() -> None:
     out = shrink(NUMBERED, Hint(), Budget(max_chars=400), only=[])
     rows = out.content.splitlines()
-    omitted = [r for r in rows if r.startswith("... ")]
+    omitted = [r for r in rows if r.startswith("[… ")]
     assert len(omitted) == 1
-    kept = [r for r in rows if not r.startswith("... ")]
+    kept = [r for r in rows if not r.startswith("[… ")]
     missing = 500 - len(kept)
     assert omitted[0] == marker(missing * 10, missing)
 
@@ -127,7 +127,7 @@ def test_line_cap_only() -> None:
 
 def test_single_huge_line_without_cap_is_only_a_marker() -> None:
     out = shrink("z" * 10_000, Hint(), Budget(max_chars=500))
-    assert out.content == "... 10,000 characters, 1 line omitted ..."
+    assert out.content == "[… 1 line, 10,000 chars]"
     assert "line 1 (10,000 characters) is longer than the whole budget" in out.note
     assert "max_line_chars" in out.note
 
@@ -191,7 +191,7 @@ def test_footer_is_inside_the_budget_and_idempotent(tmp_path: Path) -> None:
 def test_crlf_input_counts_its_carriage_returns() -> None:
     text = NUMBERED.replace("\n", "\r\n")
     out = shrink(text, Hint(tool="grep"), Budget(max_chars=400), only=[])
-    omitted = next(r for r in out.content.split("\n") if r.startswith("... "))
+    omitted = next(r for r in out.content.split("\n") if r.startswith("[… "))
     kept = out.stats.kept_lines
     assert omitted == marker((500 - kept) * 11, 500 - kept)
     assert "\r" not in out.content
@@ -207,7 +207,7 @@ def test_kept_maps_every_output_line() -> None:
         if span.kind == "line":
             assert row == lines[span.start]
         elif span.kind == "omitted":
-            assert row.startswith(f"... {split(text).span_chars(span.start, span.end):,} character")
+            assert row.endswith(f", {split(text).span_chars(span.start, span.end):,} chars]")
     assert {span.kind for span in out.kept} == {"line", "omitted", "summary"}
 
 
@@ -230,7 +230,7 @@ def test_extra_reducers_run_first(tmp_path: Path) -> None:
     out = shrink(text, Hint(command="kubectl get pods"), Budget(2000), extra=extra)
     assert out.strategy == "kubectl"
     assert out.content.startswith("NAME READY\n[pods elided]\n")
-    assert "lines omitted ..." in out.content and len(out.content) <= 2000
+    assert " lines, " in out.content and len(out.content) <= 2000
     assert shrink(text, Hint(command="ls"), Budget(2000), extra=extra).strategy != "kubectl"
     assert (
         shrink(text, Hint(command="kubectl"), Budget(2000), extra=extra, only=["kubectl"]).strategy

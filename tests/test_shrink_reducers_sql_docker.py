@@ -47,7 +47,7 @@ def test_psql_result_table_keeps_header_ends_and_count() -> None:
         1_200,
         [rows[0], rows[1], rows[2], rows[-3], "(300 rows)"],  # header, rule, first, last, count
     )
-    assert "lines omitted" in content
+    assert "[… " in content
 
 
 def test_psql_explain_analyze_keeps_root_costly_nodes_and_times() -> None:
@@ -130,8 +130,8 @@ def test_psql_shaped_tables_keep_header_and_count_within_budget(
     if out.strategy == "sql":
         assert out.content.startswith("   id    | label\n---------+-------------\n")
         assert count in out.content
-        figures = re.findall(r"\.\.\. ([\d,]+) characters?, ([\d,]+) lines? omitted", out.content)
-        assert sum(int(lines.replace(",", "")) for _, lines in figures) == out.stats.dropped_lines
+        figures = re.findall(r"\[… ([\d,]+) lines?, ([\d,]+) chars?\]", out.content)
+        assert sum(int(lines.replace(",", "")) for lines, _ in figures) == out.stats.dropped_lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,7 +231,7 @@ def test_docker_builds_fit_the_budget_with_whole_lines(
     out = shrink(text, Hint(tool="bash"), Budget(max_chars=max_chars), only=["docker"])
     assert len(out.content) <= max_chars
     originals = set(rows)
-    marker = re.compile(r"\.\.\. [\d,]+ characters?, [\d,]+ lines? omitted \.\.\.")
+    marker = re.compile(r"\[… [\d,]+ lines?, [\d,]+ chars?\]")
     assert all(line in originals or marker.fullmatch(line) for line in out.content.splitlines())
     if out.strategy == "docker":
         last = rows[-1]

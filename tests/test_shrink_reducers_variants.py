@@ -199,4 +199,4 @@ def test_repeated_errors_keep_the_first_and_the_last_retry() -> None:
     assert "upload attempt 1/40 failed: [Errno 111] Connection refused" in content
     assert "upload attempt 39/40 failed: [Errno 111] Connection refused" in content
     assert "giving up, 7500 records left unsent" in content
-    assert "37 lines omitted" in content  # the retries between, counted exactly
+    assert "[… 37 lines, " in content  # the retries between, counted exactly

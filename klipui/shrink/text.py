@@ -124,15 +124,17 @@ def plural(count: int, word: str) -> str:
 
 
 def marker(chars: int, lines: int, label: str = "") -> str:
-    """The omission marker: `... 15,903 characters, 401 lines omitted ...` (+ ` (label)`)."""
-    text = f"... {plural(chars, 'character')}, {plural(lines, 'line')} omitted ..."
+    """The omission marker: `[… 401 lines, 15,903 chars]` (+ ` (label)`). Both figures are
+    exact; the form is short because every marker is paid for out of the budget (the longer
+    `... 15,903 characters, 401 lines omitted ...` took a sixth of an average shrunk output)."""
+    text = f"[… {plural(lines, 'line')}, {plural(chars, 'char')}]"
     return f"{text} ({label})" if label else text
 
 
 def marker_length(chars: int, lines: int, label: str = "") -> int:
-    """`len(marker(chars, lines, label))`, without building the string: `... ` and
-    ` character`, `, `, ` line`, ` omitted ...` are 33 characters, plus the figures and plurals."""
-    length = 33 + len(f"{chars:,}{lines:,}") + (chars != 1) + (lines != 1)
+    """`len(marker(chars, lines, label))`, without building the string: `[… `, ` line`, `, `,
+    ` char` and `]` are 16 characters, plus the figures and plurals."""
+    length = 16 + len(f"{chars:,}{lines:,}") + (chars != 1) + (lines != 1)
     return length + (len(label) + 3 if label else 0)
 
 

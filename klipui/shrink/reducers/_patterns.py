@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from klipui.shrink.plan import Budget, Keep, Plan, Summary
 from klipui.shrink.salience import STRONG_WORDS
-from klipui.shrink.text import chunks, line_starts, marker
+from klipui.shrink.text import chunks, line_starts, marker, marker_length
 from klipui.shrink.text import split as split_text
 
 TOP = 100
@@ -29,8 +29,9 @@ LOW = 20
 FLOOR = 5
 """Context worth showing only when there is room left."""
 
-MARKER_SLACK = 2
-"""Extra characters allowed per marker, in case the pipeline words it slightly longer."""
+MARKER_SLACK = 18
+"""Characters held back per gap beside its marker: what a plan leaves, the pipeline fills with
+salience's lines, which often keep more than a reducer's last low-priority candidates."""
 
 
 MAX_MISSES = 500
@@ -245,7 +246,7 @@ class Cand:
 
 def marker_cost(chars: int, lines: int) -> int:
     """The characters of the omission marker line for a gap (newline included), plus slack."""
-    return len(f"... {chars:,} characters, {lines:,} lines omitted ...") + 1 + MARKER_SLACK
+    return marker_length(chars, lines) + 1 + MARKER_SLACK
 
 
 class Fitter:

@@ -195,7 +195,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
     return finish(fitter.plan(), n)
 
 
-SUMMARY_MARKER = 50
+SUMMARY_MARKER = 35
 """About what the marker before a summary's rows costs."""
 
 

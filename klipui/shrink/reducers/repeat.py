@@ -3,7 +3,7 @@
 Lines are compared by template (digits, number punctuation and white space removed). A run of at
 least 5 lines that repeats a pattern of 1 to 4 lines (so `error / retrying` pairs count too)
 keeps its first two and its last repetition, and more from both ends when the budget has room;
-the rest becomes one line `... N similar lines (C characters) omitted ...`. Lines outside runs
+the rest becomes one line `[… N similar lines, C chars]`. Lines outside runs
 stay.
 """
 
@@ -104,8 +104,8 @@ margin for the pipeline's markers and footer)."""
 
 
 def _summary(lines: Lines, start: int, end: int) -> str:
-    chars = plural(lines.span_chars(start, end), "character")
-    return f"... {plural(end - start, 'similar line')} ({chars}) omitted ..."
+    chars = plural(lines.span_chars(start, end), "char")
+    return f"[… {plural(end - start, 'similar line')}, {chars}]"
 
 
 def _widen(lines: Lines, runs: list[_Run], budget: Budget) -> list[tuple[int, int]]:

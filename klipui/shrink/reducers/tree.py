@@ -247,7 +247,7 @@ def reduce(text: str, hint: Hint, budget: Budget) -> Plan | None:
 
 FILL = 0.9
 """Share of the budget a listing's plan may reach by keeping more entries a directory."""
-MARKER_COST = 45
+MARKER_COST = 30
 """What the marker of a gap between two kept pieces costs, about."""
 
 
