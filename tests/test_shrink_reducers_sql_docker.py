@@ -88,10 +88,26 @@ def test_psql_explain_of_a_big_union_keeps_the_costliest_branch() -> None:
 def test_sqlite_column_and_box_tables() -> None:
     text = _read("sqlite-column.txt")
     rows = text.splitlines()
-    content = _kept("sqlite-column.txt", "sql", 1_000, [rows[0], rows[1], rows[2], rows[-1]])
+    must = [rows[0], rows[1], rows[2], rows[-1]]
+    content = _kept("sqlite-column.txt", "sql", 1_000, must, "sqlite3 -column shop.db")
     assert f"[{len(rows) - 2:,} rows]" in content  # sqlite prints no count: the reducer adds it
     box = _read("sqlite-box.txt").splitlines()
-    _kept("sqlite-box.txt", "sql", 1_000, [box[0], box[1], box[2], box[3], box[-2], box[-1]])
+    must = [box[0], box[1], box[2], box[3], box[-2], box[-1]]
+    _kept("sqlite-box.txt", "sql", 1_000, must, "sqlite3 -box shop.db")
+
+
+def test_ruled_tables_without_a_sign_of_a_database_are_read_by_salience() -> None:
+    """The same sqlite output with no command (nothing says it came from a database), and
+    `pip list -v`: salience reads them and still keeps the header rows and the last row."""
+    for name, max_chars, command in (
+        ("sqlite-column.txt", 1_000, ""),
+        ("pip-list-v.txt", 1_500, "pip list -v"),
+    ):
+        text = _read(name)
+        rows = text.splitlines()
+        out = shrink(text, Hint(tool="bash", command=command or None), Budget(max_chars))
+        assert out.strategy == "salience", out.note
+        assert not [row for row in (rows[0], rows[1], rows[-1]) if row not in out.content]
 
 
 def test_sql_declines_other_shapes() -> None:
@@ -193,7 +209,7 @@ def test_docker_reduce_declines_text_without_build_structure() -> None:
 
 
 def test_package_tables_keep_their_header_rows() -> None:
-    """`dpkg -l` (a `+++-===` rule under a `||/ Name` header) and `pip list -v` (`--- ---`)."""
+    """`dpkg -l`: a `+++-===` rule under a `||/ Name` header, and the count of its rows."""
     dpkg = _read("dpkg-l.txt").splitlines()
     header = next(i for i, line in enumerate(dpkg) if line.startswith("||/ Name"))
     rows = [line for line in dpkg[header + 2 :] if line.strip()]
@@ -201,8 +217,6 @@ def test_package_tables_keep_their_header_rows() -> None:
         "dpkg-l.txt", "sql", 1_500, [dpkg[0], dpkg[header], dpkg[header + 1], rows[0], rows[-1]]
     )
     assert f"[{len(rows):,} rows]" in content
-    pip = _read("pip-list-v.txt").splitlines()
-    _kept("pip-list-v.txt", "sql", 1_500, [pip[0], pip[1], pip[2], pip[-1]])
 
 
 @settings(max_examples=40, deadline=None)

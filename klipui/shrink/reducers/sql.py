@@ -12,7 +12,8 @@ expensive subtrees are kept from the top down, each node with its details (filte
 removed, sort spills) just below it.
 
 Anything else in the output (notices, errors, `Time:` lines) is kept before the table rows.
-Declines when tables and plans are not most of the output.
+Declines when tables and plans are not most of the output, and on ruled tables that show no
+sign of a database (a row count footer, a plan, a statement in the output or the command).
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ _PLAN_NODE = re.compile(
     r"| \(never executed\))?"
 )
 _BAR = re.compile(r"\s*[|│]\s*")
+_DATABASE = re.compile(
+    rf"{_FOOTER.pattern}|{_PLAN_NODE.pattern}|\s*QUERY PLAN\s*$|\+\+\+-="
+    r"|\s*(?:[|`]--)+(?:SCAN|SEARCH|USE TEMP B-TREE)\b"
+)
+_STATEMENT = re.compile(
+    r"\b(?:SELECT|INSERT INTO|UPDATE|DELETE FROM|CREATE (?:TABLE|INDEX|VIEW)|EXPLAIN|PRAGMA)\b"
+)
+_STATEMENT_WORD = re.compile(r"\b(?:select|explain|insert|update|delete|create|pragma)\b|sql", re.I)
 _TIMING = re.compile(r"^\s*(?:Planning|Execution|Total runtime|JIT|Timing|Trigger)\b")
 _DETAIL_SIGNAL = re.compile(
     r"Rows Removed by|external|Disk:|Batches: [2-9]|Heap Blocks: lossy|Recheck"
@@ -197,7 +206,16 @@ def detect(text: str, hint: Hint) -> bool:
     covered += sum(1 for i in filled if _PLAN_NODE.match(lines[i]))
     if _has_plan_header(lines):
         covered += sum(1 for i in filled if _EQP.match(lines[i])) + 1
-    return covered >= MIN_SHARE * len(filled) and covered >= 3
+    return covered >= MIN_SHARE * len(filled) and covered >= 3 and _from_a_database(lines, hint)
+
+
+def _from_a_database(lines: list[str], hint: Hint) -> bool:
+    """What only a database client prints: a row count footer, a query plan, a statement in the
+    output or the command. Other ruled tables (`pdffonts`, `unzip -l`, `cloc`, a server's status
+    variables) are read by salience, whose column outliers find their odd row."""
+    if any(_DATABASE.match(line) or _STATEMENT.search(line) for line in lines):
+        return True
+    return _STATEMENT_WORD.search(hint.command or "") is not None
 
 
 def _has_plan_header(lines: list[str]) -> bool:
