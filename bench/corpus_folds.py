@@ -42,8 +42,9 @@ cases 2200-2279 (fresh 0.776, measured on 2026-12-07 at commit b9a0c9d, the engi
 shrink_quality_fresh_2200-2279.json), then cases 2300-2379 (fresh 0.704, measured on 2026-12-07
 at commit 45cc692, the engine of be4e7fa: shrink_quality_fresh_2300-2379.json), then cases
 2400-2479 (fresh 0.735, measured on 2026-12-07 at commit 1157642, the engine of ab2322f:
-shrink_quality_fresh_2400-2479.json); all are now in the folds. `FRESH` names the range of the
-next batch (2500-2599).
+shrink_quality_fresh_2400-2479.json), then cases 2500-2579 (fresh 0.763, measured on 2026-12-07
+at commit c2c3e4b, the engine of 5d8945f: shrink_quality_fresh_2500-2579.json); all are now in
+the folds. `FRESH` names the range of the next batch (2600-2699).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -57,7 +58,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(2500, 2600)
+FRESH = range(2600, 2700)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 
