@@ -57,7 +57,8 @@ def test_corpus_case_is_detected_and_keeps_what_matters(path: Path, text: str, m
 @pytest.mark.parametrize(("path", "text", "meta"), OWN, ids=[c[0].name for c in OWN])
 def test_full_chain_routes_case_to_its_reducer(path: Path, text: str, meta: dict) -> None:
     out = shrink(text, _hint(meta), Budget(max_chars=meta["budget_chars"]))
-    assert out.strategy == fitted_strategy(meta["kind"])
+    # `<kind>+salience`: the reducer's plan was challenged and its top pieces kept (pipeline)
+    assert out.strategy in (fitted_strategy(meta["kind"]), f"{meta['kind']}+salience")
 
 
 @pytest.mark.parametrize(("path", "text", "meta"), OWN, ids=[c[0].name for c in OWN])

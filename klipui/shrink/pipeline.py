@@ -70,6 +70,20 @@ BUILTIN_ORDER = (
 )
 """Built-in reducers, most certain detector first; `size` always last."""
 
+CHALLENGE_MARGIN = 1.1
+"""A reducer's plan gives way to salience's ranking when salience keeps this many times the
+lines the line model expects an expert to insist on (`salience.likelihoods`): a recogniser
+fitted to the shapes it has seen is checked, on each output, against the ranking of any line.
+The plan's top pieces and its summaries (exact counts of repeats) stay, when they take at most
+half the room."""
+CHALLENGED = frozenset({"build", "tests", "stacktrace", "install", "csv", "repeat"})
+"""The reducers whose plans are challenged. The others keep an order that is their point even
+where a line-by-line ranking would keep more: commits and their messages (`gitlog`, `diff` of
+`git show`), each root of a listing (`tree`), each file of a search (`grep`), the definitions of
+a file (`outline`), a value's keys (`json`), tables and plans (`sql`), records (`log`),
+findings by rule (`lint`)."""
+SET_ASIDE = "salience keeps more of the lines likely to matter"
+
 MIN_CHARS = 80
 """The smallest non-zero `max_chars`: room for a marker standing for everything."""
 FOOTER_NOTE_FROM = 1_000
@@ -1262,6 +1276,12 @@ def _shrink(
     fit, chosen, problems = _first_fit(chain, text, hint, budget, layout, room)
     layout.label = fit.label
     pieces, strategy, filled, regions = _complete(fit, chosen, chain, hint, budget, layout, room)
+    if only is None and _challengeable(chosen, hint):
+        challenger = _challenge(chosen.name, fit.pieces, pieces, chain, lines, hint, budget, room)
+        if challenger is not None:
+            problems.insert(0, f"{chosen.name}'s plan set aside: {SET_ASIDE}")
+            layout, pieces, strategy, filled, regions = challenger
+            chosen = chain[-1]
     rows, spans = _render(_fill_cheap_gaps(pieces, layout, room.rows), layout)
     kept_lines = sum(1 for span in spans if span.kind in ("line", "capped"))
     describe = _describe(chosen, strategy, budget, regions)
@@ -1289,6 +1309,56 @@ def _shrink(
         tuple(spans),
         room.spill_problem,
     )
+
+
+def _challengeable(chosen: Reducer, hint: Hint) -> bool:
+    """A built-in reducer of `CHALLENGED`, unless a query ranks the lines (by relevance, not by
+    what experts keep)."""
+    return (
+        chosen.name in CHALLENGED
+        and not hint.query
+        and getattr(chosen, "__name__", "").startswith(_BUILTIN_PACKAGE)
+    )
+
+
+def _challenge(
+    name: str,
+    planned: list[_Piece],
+    pieces: list[_Piece],
+    chain: Sequence[Reducer],
+    lines: Lines,
+    hint: Hint,
+    budget: Budget,
+    room: _Room,
+) -> tuple[_Layout, list[_Piece], str, int, list[str]] | None:
+    """Salience's result (its layout, pieces, strategy, fill and regions) when its ranking alone
+    (no region read by a reducer, which would often be the one challenged) keeps more of the
+    lines the line model expects an expert to insist on than the reducer's `pieces`, by
+    `CHALLENGE_MARGIN`; else None, and None for outputs too long to weigh line by line. The
+    reducer's top pieces and summaries (`planned`) are kept first when they fit in half the
+    room: the strategy is then `<reducer>+salience`."""
+    likely = salience.likelihoods(lines, hint, room.chars)
+    if likely is None:
+        return None
+    layout = _Layout(lines, budget.max_line_chars)
+    fit = _first_fit(chain[-1:], lines.text, hint, budget, layout, room)[0]
+    layout.label = fit.label
+    challenger = _complete(fit, chain[-1], chain[-1:], hint, budget, layout, room)
+    if _expected(challenger[0], likely) <= CHALLENGE_MARGIN * _expected(pieces, likely):
+        return None
+    top = max((p.priority for p in planned), default=0.0)
+    headline = [p for p in planned if p.priority >= top or p.summary is not None]
+    if not headline or not _fits(headline, layout, room.chars // 2, room.rows // 2):
+        return (layout, *challenger)
+    order = salience.order(lines, hint, room.chars)
+    kept, filled = _fill(headline, layout, order, room.chars, room.rows)
+    return layout, kept, f"{name}+salience", filled, challenger[3]
+
+
+def _expected(pieces: Sequence[_Piece], likely: Sequence[float]) -> float:
+    """How many of the lines an expert insists on `pieces` show, by the line model's odds (a
+    summary shows none of its lines as they were)."""
+    return sum(sum(likely[p.start : p.end]) for p in pieces if p.summary is None)
 
 
 def _uncut_lines_note(lines: Lines, spans: Sequence[Span], room: int) -> list[str]:

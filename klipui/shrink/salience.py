@@ -34,6 +34,7 @@ what is kept, within its block); then lines from both ends, as a blind cut would
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -1683,6 +1684,14 @@ def order(
         score = linemodel.nudged(score, odds, scores.echoed | set(scores.subjects.values()))
     ranked = _by_score(score, novel)
     return Ranking(lines, floor, ranked, _ends_order(n, hint), frozenset(placed), scores.subjects)
+
+
+def likelihoods(lines: Lines, hint: Hint, budget_chars: int) -> list[float] | None:
+    """Each line's chance, by the line model, of being one an expert insists on; None when the
+    output is too long to weigh line by line."""
+    scores = Scores(lines, hint, budget_chars)
+    odds = linemodel.log_odds(lines, hint, scores.score, scores.templates, _novel(lines))
+    return None if odds is None else [1 / (1 + math.exp(-z)) for z in odds]
 
 
 def _novel(lines: Lines) -> set[int]:
