@@ -43,8 +43,10 @@ shrink_quality_fresh_2200-2279.json), then cases 2300-2379 (fresh 0.704, measure
 at commit 45cc692, the engine of be4e7fa: shrink_quality_fresh_2300-2379.json), then cases
 2400-2479 (fresh 0.735, measured on 2026-12-07 at commit 1157642, the engine of ab2322f:
 shrink_quality_fresh_2400-2479.json), then cases 2500-2579 (fresh 0.763, measured on 2026-12-07
-at commit c2c3e4b, the engine of 5d8945f: shrink_quality_fresh_2500-2579.json); all are now in
-the folds. `FRESH` names the range of the next batch (2600-2699).
+at commit c2c3e4b, the engine of 5d8945f: shrink_quality_fresh_2500-2579.json), then cases
+2600-2679 (fresh 0.703, measured on 2026-12-07 at commit 3f6042e, the engine of 4e59ff2:
+shrink_quality_fresh_2600-2679.json); all are now in the folds. `FRESH` names the range of the
+next batch (2700-2799).
 
 Usage: python bench/corpus_folds.py [--corpus DIR]   (lists the cases of each part)
 """
@@ -58,7 +60,7 @@ from pathlib import Path
 FOLDS = 10
 HELD_OUT_FOLDS = frozenset({0, 1, 2})
 FIRST_NEW_CASE = 24
-FRESH = range(2600, 2700)
+FRESH = range(2700, 2800)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "corpus"
 
 
