@@ -13,7 +13,8 @@ removed, sort spills) just below it.
 
 Anything else in the output (notices, errors, `Time:` lines) is kept before the table rows.
 Declines when tables and plans are not most of the output, and on ruled tables that show no
-sign of a database (a row count footer, a plan, a statement in the output or the command).
+sign of a database (a row count footer, a plan, dpkg's `+++-===` rule, a statement in the
+output, or a statement word or `sql` in the command).
 """
 
 from __future__ import annotations
@@ -210,8 +211,9 @@ def detect(text: str, hint: Hint) -> bool:
 
 
 def _from_a_database(lines: list[str], hint: Hint) -> bool:
-    """What only a database client prints: a row count footer, a query plan, a statement in the
-    output or the command. Other ruled tables (`pdffonts`, `unzip -l`, `cloc`, a server's status
+    """What only a database client prints: a row count footer, a query plan, dpkg's `+++-===`
+    rule, a statement in the output; or a statement word or `sql` (`psql`, `sqlite3`, `mysql`) in
+    the command. Other ruled tables (`pdffonts`, `unzip -l`, `cloc`, a server's status
     variables) are read by salience, whose column outliers find their odd row."""
     if any(_DATABASE.match(line) or _STATEMENT.search(line) for line in lines):
         return True
