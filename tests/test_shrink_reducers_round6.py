@@ -107,7 +107,7 @@ def test_doctest_failure_blocks_are_failure_blocks() -> None:
     left/right values, the should_panic verdict) is kept like any failing test's."""
     text = _doctest_run()
     out = shrink(text, Hint(tool="bash", command="cargo test --doc"), Budget(1_000))
-    assert out.strategy == "tests"
+    assert out.strategy in ("tests", "tests+salience")  # +salience: the plan was challenged
     assert len(out.content) <= 1_000
     for needle in (
         "Test executable succeeded, but it's marked `should_panic`.",
